@@ -1,0 +1,39 @@
+# Hamlet: `make up` runs the embedded service with a demo; `make test` runs the checks and tests.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: up test check lint typecheck unit bench proto clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+up: $(STAMP)
+	$(BIN)/hamlet up
+
+test: check unit
+
+check: $(STAMP) lint typecheck
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python bench/engines.py
+
+proto: $(STAMP)
+	$(BIN)/python -m hamlet.protogen
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
