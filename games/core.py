@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import random
+import types
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,7 +22,7 @@ from typing import Any, ClassVar, TypeVar
 JSON = Any
 
 
-class IllegalAction(ValueError):
+class IllegalAction(ValueError):  # noqa: N818 (the name is part of the engine API contract)
     """Raised by :meth:`State.apply` when the action is not in ``legal_actions()``."""
 
 
@@ -196,27 +198,22 @@ def action_from_dict(types: Sequence[type[Action]], data: Mapping[str, JSON]) ->
 
 
 def _field_types(cls: type[Action]) -> dict[str, Any]:
-    import typing
-
     hints = typing.get_type_hints(cls)
     return {f.name: hints[f.name] for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
 
 
 def _coerce(typ: Any, value: JSON, where: str) -> Any:
-    import typing
-
     origin = typing.get_origin(typ)
     if origin is tuple:
-        args = typing.get_args(typ)
         if not isinstance(value, (list, tuple)):
             raise ValueError(f"{where} must be a list")
-        inner = args[0]
+        inner = typing.get_args(typ)[0]
         return tuple(_coerce(inner, v, where) for v in value)
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-        args = [a for a in typing.get_args(typ) if a is not type(None)]
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(typ) if a is not type(None)]
         if value is None:
             return None
-        return _coerce(args[0], value, where)
+        return _coerce(options[0], value, where)
     if isinstance(typ, type) and issubclass(typ, enum.Enum):
         try:
             return typ(value)

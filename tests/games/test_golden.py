@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import games
-from tests.golden.playthrough import GOLDEN_DIR
+from tests.golden.playthrough import GOLDEN_DIR, diff, patch
 
 FILES = sorted(GOLDEN_DIR.glob("*/*.jsonl"))
 
@@ -27,7 +27,8 @@ def test_golden_playthrough_replays_exactly(path: Path) -> None:
     spec = games.get(header["game"])
     assert spec.rules_version == header["rules_version"], "rules version changed: regenerate"
     state = spec.new_game(num_players=header["num_players"], seed=header["seed"])
-    assert state.public_state() == header["public"]
+    public = header["public"]
+    assert state.public_state() == public
     for step in steps:
         where = f"{path.name} decision {step['i']}"
         assert state.to_move() == step["player"], where
@@ -37,8 +38,16 @@ def test_golden_playthrough_replays_exactly(path: Path) -> None:
         assert action in legal, where
         assert str(action) == step["text"], where
         state.apply(action)
-        assert state.public_state() == step["public"], where
+        public = patch(public, step["changed"])
+        assert state.public_state() == public, where
     assert state.is_over()
     result = state.result()
     assert list(result.scores) == final["result"]["scores"]
     assert list(result.ranks) == final["result"]["ranks"]
+
+
+def test_diff_and_patch_round_trip() -> None:
+    old = {"a": [1, {"b": 2}], "c": 3, "gone": 1}
+    new = {"a": [1, {"b": 5}], "c": [4, 4], "added": {"x": None}}
+    assert patch(old, diff(old, new)) == new
+    assert diff(new, new) == {}

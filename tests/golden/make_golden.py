@@ -12,8 +12,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import games  # noqa: E402
-from tests.golden.playthrough import write  # noqa: E402
+import games
+from tests.golden.playthrough import write
 
 SEED = 1
 
