@@ -39,12 +39,16 @@ REMOVED = 23
 NUM_LOCS = 24
 VISIBLE_LOCS = tuple(range(19))
 LOC_NAMES = (
-    ("farmyard",)
-    + tuple(f"building:{b}" for b in BUILDING_NAMES)
-    + tuple(f"council:{s}" for s in range(1, 5))
-    + tuple(f"church:{w}" for w in range(1, 5))
-    + tuple(f"town:{t}" for t in TOWN_NAMES)
-    + ("bag", "unborn", "chronicle", "grave", "removed")
+    "farmyard",
+    *(f"building:{b}" for b in BUILDING_NAMES),
+    *(f"council:{s}" for s in range(1, 5)),
+    *(f"church:{w}" for w in range(1, 5)),
+    *(f"town:{t}" for t in TOWN_NAMES),
+    "bag",
+    "unborn",
+    "chronicle",
+    "grave",
+    "removed",
 )
 
 # Chronicle categories (D-CHRON) and the category of each visible location.
