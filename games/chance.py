@@ -23,11 +23,12 @@ class Chance:
     """The chance source of one game: a base seed and its lazily created named streams.
 
     ``stream(name, index)`` returns the same generator object on every call, so a
-    stream may be drawn from over several steps (a deck dealt across rounds) or, with a
-    fresh index per use, once per occasion (``stream("bag", round_no)``).
+    stream may be drawn from over several steps (a deck dealt across rounds);
+    ``once(name, index)`` gives the same generator uncached, for a draw made once per
+    occasion with a fresh index (``once("bag", round_no)``).
     """
 
-    __slots__ = ("seed", "_streams")
+    __slots__ = ("_streams", "seed")
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
@@ -41,6 +42,12 @@ class Chance:
             rng = random.Random(derive_seed(self.seed, name, index))
             self._streams[key] = rng
         return rng
+
+    def once(self, name: str, index: int = 0) -> random.Random:
+        """The generator ``stream(name, index)`` would give, for one-off use (a shuffle,
+        one round's draw), not kept here: every kept stream is copied by each ``clone()``,
+        which costs a Mersenne Twister state per stream on a search bot's hot path."""
+        return random.Random(derive_seed(self.seed, name, index))
 
     def clone(self) -> Chance:
         """An independent copy: each stream continues from the same point."""

@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass
 
 
-class Good(str, enum.Enum):
+class Good(enum.StrEnum):
     """The five goods (B.11); index order = craft kind order."""
 
     HORSE = "horse"
@@ -29,7 +29,7 @@ PLOUGH = GOOD_INDEX[Good.PLOUGH]
 CRAFT_KINDS: tuple[str, ...] = ("stable", "brewery", "smithy", "office", "wainwright")
 
 
-class Profession(str, enum.Enum):
+class Profession(enum.StrEnum):
     """The five villager spaces (B.4); index order is the canonical order."""
 
     ABBOT = "abbot"
@@ -43,7 +43,7 @@ PROFESSIONS: tuple[Profession, ...] = tuple(Profession)
 ABBOT, COUNCILMAN, TRAVELLER, CRAFTSMAN, MERCHANT = range(5)
 
 
-class Category(str, enum.Enum):
+class Category(enum.StrEnum):
     """Land registry category spaces (B.13). [reconstructed: R-21] for the last three."""
 
     CHURCH = "church"  # church + monks
@@ -57,7 +57,7 @@ class Category(str, enum.Enum):
 CATEGORIES: tuple[Category, ...] = tuple(Category)
 
 
-class Source(str, enum.Enum):
+class Source(enum.StrEnum):
     """Where a good is paid from (MV-DP-5, MV-GOODS-1)."""
 
     BUILDING = "building"
@@ -118,6 +118,8 @@ RAT_TRACK = 12
 RAT_RED: frozenset[int] = frozenset({0})
 RAT_GREY: frozenset[int] = frozenset({4, 8})
 RAT_HALT: frozenset[int] = RAT_RED | RAT_GREY
+#: A plague loses story tree SP // this ("half" [source: S7]; rounded down [reconstructed: R-30]).
+PLAGUE_DIVISOR = 2
 
 # --- Public black banners (B.8, B.9) -----------------------------------------------------
 
@@ -131,7 +133,7 @@ DISPLAY_SIZE = 6  # [seed]
 # --- Cards -------------------------------------------------------------------------------
 
 
-class ChurchAction(str, enum.Enum):
+class ChurchAction(enum.StrEnum):
     """White actions of church cards."""
 
     SP = "sp"
@@ -158,14 +160,15 @@ class Church:
 
 CHURCHES: tuple[Church, ...] = (
     Church("CH-1", "Monastery church", (5, 9), 3, 0, 1, ChurchAction.SP, 1, 2, 1, 5),
-    Church("CH-2", "Church of Salvation", (3, 8), 4, 1, 1, ChurchAction.SP, 1, 3,
-           plague_immune=True),  # fmt: skip
+    Church(
+        "CH-2", "Church of Salvation", (3, 8), 4, 1, 1, ChurchAction.SP, 1, 3, plague_immune=True
+    ),
     Church("CH-3", "Trade church", (6, 10), 3, 1, 1, ChurchAction.CUSTOMER, 0, 2),
     Church("CH-4", "Cathedral", (7,), 5, 2, 1, ChurchAction.SP, 2, 5),
 )
 
 
-class ChamberAction(str, enum.Enum):
+class ChamberAction(enum.StrEnum):
     """Actions of the council chambers (B.13)."""
 
     COINS = "coins"
@@ -194,8 +197,9 @@ CHAMBERS: tuple[Chamber, ...] = (
     Chamber("CC-1", "Treasury", (3,), 4, 0, (), 1, ChamberAction.COINS, 2, 2),
     Chamber("CC-2", "Guild council", (5, 9), 3, 1, (), 1, ChamberAction.WILDCARD, 1, 2),
     Chamber("CC-3", "Land registry", (4, 9), 3, 0, (), 1, ChamberAction.REGISTRY, 1, 0),
-    Chamber("CC-4", "Scriptorium", (2, 11), 3, 0, (Good.PARCHMENT,), 0, ChamberAction.SAVE_SP, 3,
-            3),  # fmt: skip
+    Chamber(
+        "CC-4", "Scriptorium", (2, 11), 3, 0, (Good.PARCHMENT,), 0, ChamberAction.SAVE_SP, 3, 3
+    ),
 )
 WILDCARD_SPACES = 3  # guild council [reconstructed: R-31]
 REGISTRY_MARKERS = 3  # land registry [seed example; R-21]
@@ -212,7 +216,7 @@ MP_CAPACITY = 3
 MP_PP = 2
 
 
-class MonkSymbol(str, enum.Enum):
+class MonkSymbol(enum.StrEnum):
     """The three monk stacks (B.15) [seed]."""
 
     PEN = "pen"
@@ -292,6 +296,14 @@ def _crafts() -> tuple[Craft, ...]:
 
 
 CRAFTS: tuple[Craft, ...] = _crafts()
+
+#: Which craft building cards can be taken (MV-SETUP-11, MV-BLK-1). The Greek rulebook says
+#: each craft column is laid "with only the first card of each column visible"; the spec
+#: reads that as a slip and makes all four available ([reconstructed: R-26], Part E.9).
+#: The Greek text wins where it disagrees with the spec, so only the visible top card of
+#: each column is available and the cards below it are hidden. Set to False for the
+#: spec's R-26 reading (every card of a column available, column order public).
+CRAFT_ONLY_TOP_VISIBLE = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,3 +31,10 @@ def test_reseeded_source_shares_nothing_with_the_original() -> None:
     b = a.reseeded(random.Random(1))
     assert b.seed != a.seed
     assert a.stream("deck").random() != b.stream("deck").random()
+
+
+def test_once_gives_the_stream_generator_without_keeping_it() -> None:
+    a = Chance(5)
+    assert a.once("bag", 3).random() == Chance(5).stream("bag", 3).random()
+    assert a.once("bag", 3).random() == a.once("bag", 3).random()
+    assert not a.clone()._streams
