@@ -38,7 +38,10 @@ def test_action_dict_round_trip() -> None:
         ({"type": "Take", "space": 1, "colour": "red", "coins": []}, "needs field 'last'"),
         ({"type": "Take", "space": "1", "colour": "red", "coins": [], "last": 1}, "integer"),
         ({"type": "Take", "space": 1, "colour": "green", "coins": [], "last": True}, "not one of"),
-        ({"type": "Take", "space": 1, "colour": "red", "coins": [], "last": True, "x": 1}, "no field"),
+        (
+            {"type": "Take", "space": 1, "colour": "red", "coins": [], "last": True, "x": 1},
+            "no field",
+        ),
     ],
 )
 def test_malformed_action_dicts_are_clear_errors(data: dict[str, object], message: str) -> None:

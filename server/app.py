@@ -1,0 +1,192 @@
+"""Wiring: the store, the services, the gRPC server (Arena, MatchHost, health, reflection),
+the metrics endpoint and the lease reaper.
+
+``build_server(settings)`` returns a *started* :class:`HamletServer` and its gRPC port;
+pass ``grpc_port=0`` for a free port (tests). ``server.stop(grace)`` shuts everything down.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from concurrent import futures
+from dataclasses import dataclass
+from wsgiref.simple_server import WSGIServer
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import CollectorRegistry
+
+from hamlet.v1 import arena_pb2, arena_pb2_grpc, worker_pb2, worker_pb2_grpc
+from server.config import Settings
+from server.interceptors import MetricsInterceptor
+from server.metrics import ServerMetrics, serve_metrics
+from server.servicers.arena import ArenaServicer
+from server.servicers.matchhost import MatchHostServicer
+from server.services.bots import BotService
+from server.services.matches import MatchService
+from server.services.scheduling import CeleryEnqueuer, Enqueuer
+from server.services.tournaments import TournamentService
+from server.storage import SqlStore, open_store
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+SERVICE_NAMES = (
+    arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name,
+    worker_pb2.DESCRIPTOR.services_by_name["MatchHost"].full_name,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """The domain services behind the servicers (also handy in tests)."""
+
+    bots: BotService
+    tournaments: TournamentService
+    matches: MatchService
+
+
+class _CountingEnqueuer:
+    """Counts what goes on the queue; a broker outage is logged, not raised: the matches are
+    QUEUED in the database and the reaper sends them again after the queue timeout."""
+
+    def __init__(self, inner: Enqueuer, metrics: ServerMetrics) -> None:
+        self.inner = inner
+        self.metrics = metrics
+
+    def enqueue(self, match_ids: Sequence[str]) -> None:
+        if not match_ids:
+            return
+        try:
+            self.inner.enqueue(match_ids)
+        except Exception:
+            log.exception(
+                "could not enqueue %d matches; the reaper will send them again", len(match_ids)
+            )
+            return
+        self.metrics.matches_enqueued.inc(len(match_ids))
+
+    def queue_depth(self) -> int | None:
+        return self.inner.queue_depth()
+
+
+class HamletServer:
+    """A running server: gRPC, metrics endpoint and reaper, stopped together."""
+
+    def __init__(
+        self,
+        grpc_server: grpc.Server,
+        store: SqlStore,
+        services: Services,
+        metrics: ServerMetrics,
+        health_servicer: health.HealthServicer,
+        settings: Settings,
+    ) -> None:
+        self.grpc_server = grpc_server
+        self.store = store
+        self.services = services
+        self.metrics = metrics
+        self.health = health_servicer
+        self.settings = settings
+        self.metrics_http: WSGIServer | None = None
+        self.metrics_port: int | None = None
+        self._stop = threading.Event()
+        self._reaper = threading.Thread(target=self._reap_loop, name="hamlet-reaper", daemon=True)
+        self._started = False
+
+    def start(self) -> None:
+        """Start serving (idempotent)."""
+        if self._started:
+            return
+        self._started = True
+        self.grpc_server.start()
+        if self.settings.metrics_port >= 0:
+            self.metrics_http, self.metrics_port = serve_metrics(
+                self.settings.metrics_port, self.settings.grpc_host, self.metrics.registry
+            )
+        self._reaper.start()
+
+    def stop(self, grace: float | None = 5.0) -> None:
+        """Refuse new calls, let running ones finish within ``grace`` seconds, stop the rest."""
+        self._stop.set()
+        self.health.enter_graceful_shutdown()
+        self.grpc_server.stop(grace).wait()
+        if self.metrics_http is not None:
+            self.metrics_http.shutdown()
+            self.metrics_http.server_close()
+        self.store.close()
+
+    def wait_for_termination(self, timeout: float | None = None) -> bool:
+        """Block until the gRPC server stops (True) or ``timeout`` passes (False)."""
+        return bool(self.grpc_server.wait_for_termination(timeout))
+
+    def _reap_loop(self) -> None:
+        while not self._stop.wait(self.settings.reaper_interval_seconds):
+            try:
+                requeued = self.services.matches.reap()
+                if requeued:
+                    self.metrics.matches_requeued.labels("lease").inc(len(requeued))
+            except Exception:  # the reaper must outlive a transient database error
+                log.exception(
+                    "lease reaper failed; retrying in %ss", self.settings.reaper_interval_seconds
+                )
+
+
+def build_server(
+    settings: Settings,
+    *,
+    enqueuer: Enqueuer | None = None,
+    registry: CollectorRegistry | None = None,
+) -> tuple[HamletServer, int]:
+    """Build and start everything; returns the server and the gRPC port it listens on."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    store = open_store(settings.effective_database_url)
+    metrics = ServerMetrics(registry if registry is not None else CollectorRegistry())
+    queue = _CountingEnqueuer(enqueuer or CeleryEnqueuer(settings.redis_url), metrics)
+    metrics.watch_queue(queue.queue_depth)
+    services = Services(
+        bots=BotService(store),
+        tournaments=TournamentService(store, queue, settings.default_decision_time_ms),
+        matches=MatchService(
+            store,
+            queue,
+            lease_seconds=settings.match_lease_seconds,
+            queue_timeout_seconds=settings.queue_timeout_seconds,
+            max_attempts=settings.max_match_attempts,
+        ),
+    )
+    server = grpc.server(
+        futures.ThreadPoolExecutor(
+            max_workers=settings.max_workers, thread_name_prefix="hamlet-grpc"
+        ),
+        interceptors=[MetricsInterceptor(metrics)],
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
+        ],
+    )
+    arena_pb2_grpc.add_ArenaServicer_to_server(
+        ArenaServicer(store, services.bots, services.tournaments, services.matches), server
+    )
+    worker_pb2_grpc.add_MatchHostServicer_to_server(
+        MatchHostServicer(services.bots, services.matches, metrics), server
+    )
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in (*SERVICE_NAMES, ""):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection(
+        (*SERVICE_NAMES, reflection.SERVICE_NAME, health.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(f"{settings.grpc_host}:{settings.grpc_port}")
+    if port == 0:
+        store.close()
+        raise OSError(f"cannot listen on {settings.grpc_host}:{settings.grpc_port}")
+    hamlet = HamletServer(server, store, services, metrics, health_servicer, settings)
+    hamlet.start()
+    return hamlet, port

@@ -1,0 +1,215 @@
+"""``hamlet``: the command line over the gRPC API, plus the commands that start processes.
+
+Exit codes (scripts may rely on them):
+
+* 0 — done (a watched tournament finished with every match played);
+* 1 — refused or failed (FAILED_PRECONDITION, ALREADY_EXISTS, a server error, a watched
+  tournament cancelled or with failed matches, a process that would not start);
+* 2 — bad arguments (usage errors and INVALID_ARGUMENT);
+* 3 — not found (unknown game, bot, tournament or match);
+* 4 — the server cannot be reached;
+* 130 — interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from server import console
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_UNAVAILABLE, EXIT_INTERRUPTED = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    130,
+)
+
+_EXIT_FOR = {
+    grpc.StatusCode.INVALID_ARGUMENT: EXIT_USAGE,
+    grpc.StatusCode.OUT_OF_RANGE: EXIT_USAGE,
+    grpc.StatusCode.NOT_FOUND: EXIT_NOT_FOUND,
+    grpc.StatusCode.UNAVAILABLE: EXIT_UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED: EXIT_UNAVAILABLE,
+}
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _server_addr() -> str:
+    return os.environ.get("HAMLET_SERVER_ADDR") or "127.0.0.1:50051"
+
+
+def _parser() -> argparse.ArgumentParser:
+    from server import commands as c
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--server", default=None, metavar="HOST:PORT", help="server address (HAMLET_SERVER_ADDR)"
+    )
+    common.add_argument("--json", action="store_true", help="machine-readable output")
+    common.add_argument("--timeout", type=float, default=10.0, help="seconds per call (default 10)")
+
+    parser = argparse.ArgumentParser(
+        prog="hamlet", description="Hamlet: tournaments for game-playing bots."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, func: Command, help_text: str, parent: Any = sub) -> argparse.ArgumentParser:
+        p: argparse.ArgumentParser = parent.add_parser(
+            name, parents=[common], help=help_text, description=help_text
+        )
+        p.set_defaults(func=func)
+        return p
+
+    add("games", c.games, "list the registered games")
+    p = add("bots", c.bots, "list bots")
+    p.add_argument("--game", default="", help="only bots that play GAME")
+    p.add_argument("--all", action="store_true", help="include retired bots")
+
+    bot = sub.add_parser("bot", help="submit or retire an uploaded bot").add_subparsers(
+        dest="bot_command", required=True, metavar="ACTION"
+    )
+    p = add(
+        "submit", c.bot_submit, "submit a new version of an uploaded bot (one Python file)", bot
+    )
+    p.add_argument("name")
+    p.add_argument("game")
+    p.add_argument("file", type=Path)
+    p.add_argument("--description", default="")
+    p = add("retire", c.bot_retire, "retire a bot (it keeps its results)", bot)
+    p.add_argument("name")
+
+    tour = sub.add_parser(
+        "tournament", help="create, start, watch, show or cancel tournaments"
+    ).add_subparsers(dest="tournament_command", required=True, metavar="ACTION")
+    p = add(
+        "create",
+        c.tournament_create,
+        "create a round robin (every seat rotation, duplicate seeds)",
+        tour,
+    )
+    p.add_argument("game")
+    p.add_argument("bots", nargs="+", metavar="BOT")
+    p.add_argument(
+        "--players",
+        type=int,
+        default=0,
+        help="players per table (default: all bots, up to the max)",
+    )
+    p.add_argument("--rounds", type=int, default=1, help="duplicate-seed blocks (default 1)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="tournament seed (default: random, recorded)"
+    )
+    p.add_argument(
+        "--decision-ms", type=int, default=0, help="per-decision limit (default: server's)"
+    )
+    p.add_argument("--unrated", action="store_true", help="do not update the Elo leaderboard")
+    p.add_argument("--start", action="store_true", help="start it right away")
+    p.add_argument("--watch", action="store_true", help="start it and follow it to the end")
+    p = add("start", c.tournament_start, "queue a tournament's matches", tour)
+    p.add_argument("tournament_id")
+    p.add_argument("--watch", action="store_true", help="follow it to the end")
+    p = add(
+        "watch", c.tournament_watch, "follow a tournament with a progress bar until it ends", tour
+    )
+    p.add_argument("tournament_id")
+    p = add("show", c.tournament_show, "a tournament's status, standings and matches", tour)
+    p.add_argument("tournament_id")
+    p.add_argument("--matches", action="store_true", help="list every match")
+    p = add("cancel", c.tournament_cancel, "cancel the matches not yet played", tour)
+    p.add_argument("tournament_id")
+    p = add("list", c.tournament_list, "recent tournaments", tour)
+    p.add_argument("--limit", type=int, default=20)
+
+    match = sub.add_parser("match", help="show a match or its replay").add_subparsers(
+        dest="match_command", required=True, metavar="ACTION"
+    )
+    p = add("show", c.match_show, "a match's result and action log", match)
+    p.add_argument("match_id")
+    p.add_argument("--log", action="store_true", help="print every decision")
+    p = add("replay", c.match_replay, "replay a match through the engine", match)
+    p.add_argument("match_id")
+    p.add_argument(
+        "--states", action="store_true", help="print the public state after each decision"
+    )
+
+    p = add("leaderboard", c.leaderboard, "a game's Elo leaderboard")
+    p.add_argument("game")
+
+    p = add(
+        "rebuild-ratings", c.rebuild_ratings, "recompute a game's Elo table from the result log"
+    )
+    p.add_argument("game")
+
+    p = add("server", c.serve, "run the gRPC server and its metrics endpoint")
+    p.add_argument("--host", default=None, help="listen address (HAMLET_GRPC_HOST)")
+    p.add_argument("--port", type=int, default=None, help="gRPC port (HAMLET_GRPC_PORT)")
+    p.add_argument(
+        "--metrics-port", type=int, default=None, help="metrics port (HAMLET_METRICS_PORT)"
+    )
+
+    p = sub.add_parser(
+        "worker", help="run a Celery worker for the match queue (python -m workers worker)"
+    )
+    p.add_argument(
+        "worker_args", nargs=argparse.REMAINDER, help="e.g. --concurrency 4 --loglevel INFO"
+    )
+    p.set_defaults(func=c.worker)
+
+    p = add(
+        "up", c.up, "embedded mode: redis, workers, server, metrics and a demo, on this machine"
+    )
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument(
+        "--concurrency", type=int, default=2, help="matches per worker process (default 2)"
+    )
+    p.add_argument("--data-dir", type=Path, default=None, help="data directory (HAMLET_DATA_DIR)")
+    p.add_argument("--port", type=int, default=None, help="gRPC port (default 50051)")
+    p.add_argument("--rounds", type=int, default=2, help="demo rounds per game (default 2)")
+    p.add_argument("--decision-ms", type=int, default=2000, help="demo per-decision limit")
+    demo = p.add_mutually_exclusive_group()
+    demo.add_argument("--demo-only", action="store_true", help="run the demo, then stop")
+    demo.add_argument("--no-demo", action="store_true", help="only start the services")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``hamlet`` console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["worker"] and not {"-h", "--help"} & set(argv):
+        # Everything after `worker` belongs to the worker command (argparse would eat --flags).
+        from server import commands
+
+        return commands.worker(argparse.Namespace(worker_args=argv[1:]))
+    args = _parser().parse_args(argv)
+    local = ("server", "up", "worker", "rebuild-ratings")
+    if getattr(args, "server", None) is None and args.command not in local:
+        args.server = _server_addr()
+    try:
+        return int(args.func(args))
+    except grpc.RpcError as exc:
+        code = exc.code()  # type: ignore[attr-defined]
+        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            console.err.print(
+                f"hamlet: cannot reach the server at {args.server} ({code.name.lower()}); "
+                "start it with `make up` or `hamlet server`, or set HAMLET_SERVER_ADDR"
+            )
+        else:
+            console.err.print(f"hamlet: {code.name}: {exc.details()}")  # type: ignore[attr-defined]
+        return _EXIT_FOR.get(code, EXIT_FAILED)
+    except KeyboardInterrupt:
+        console.err.print("hamlet: interrupted")
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,370 @@
+"""The CLI's commands: each makes one or two gRPC calls and renders the answer."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+
+import grpc
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+from server import console
+from server.console import out, print_json, to_dict
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def arena(args: argparse.Namespace) -> arena_pb2_grpc.ArenaStub:
+    """A stub on ``--server``."""
+    return arena_pb2_grpc.ArenaStub(grpc.insecure_channel(args.server))
+
+
+def games(args: argparse.Namespace) -> int:
+    """``hamlet games``."""
+    resp = arena(args).ListGames(arena_pb2.ListGamesRequest(), timeout=args.timeout)
+    if args.json:
+        print_json([to_dict(g) for g in resp.games])
+    else:
+        out.print(console.games_table(resp.games))
+    return EXIT_OK
+
+
+def bots(args: argparse.Namespace) -> int:
+    """``hamlet bots``."""
+    req = arena_pb2.ListBotsRequest(game=args.game, include_retired=args.all)
+    resp = arena(args).ListBots(req, timeout=args.timeout)
+    if args.json:
+        print_json([to_dict(b) for b in resp.bots])
+    else:
+        out.print(console.bots_table(resp.bots))
+    return EXIT_OK
+
+
+def bot_submit(args: argparse.Namespace) -> int:
+    """``hamlet bot submit NAME GAME FILE``."""
+    try:
+        source = args.file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        console.err.print(f"hamlet: cannot read {args.file}: {exc}")
+        return EXIT_USAGE
+    req = arena_pb2.SubmitBotRequest(
+        name=args.name, game=args.game, source=source, description=args.description
+    )
+    resp = arena(args).SubmitBot(req, timeout=args.timeout)
+    if args.json:
+        print_json(to_dict(resp))
+    else:
+        what = "new version" if resp.created else "unchanged (same code)"
+        out.print(f"{resp.bot.name} v{resp.version} ({what}), code sha256 {resp.code_sha256}")
+    return EXIT_OK
+
+
+def bot_retire(args: argparse.Namespace) -> int:
+    """``hamlet bot retire NAME``."""
+    resp = arena(args).RetireBot(arena_pb2.RetireBotRequest(name=args.name), timeout=args.timeout)
+    if args.json:
+        print_json(to_dict(resp))
+    else:
+        out.print(f"{resp.name} retired")
+    return EXIT_OK
+
+
+def tournament_create(args: argparse.Namespace) -> int:
+    """``hamlet tournament create GAME BOT...``."""
+    req = arena_pb2.CreateTournamentRequest(
+        game=args.game,
+        bots=args.bots,
+        format=common_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        players_per_table=args.players,
+        rounds=args.rounds,
+        seed=max(args.seed, 0),
+        decision_time_ms=args.decision_ms,
+        rated=not args.unrated,
+        start=args.start or args.watch,
+    )
+    if args.seed < 0 or args.rounds < 0 or args.players < 0 or args.decision_ms < 0:
+        console.err.print(
+            "hamlet: --seed, --rounds, --players and --decision-ms must not be negative"
+        )
+        return EXIT_USAGE
+    t = arena(args).CreateTournament(req, timeout=args.timeout)
+    if args.watch:
+        return _watch(args, t.tournament_id)
+    _show_tournament(args, t)
+    return EXIT_OK
+
+
+def tournament_start(args: argparse.Namespace) -> int:
+    """``hamlet tournament start ID``."""
+    t = arena(args).StartTournament(
+        arena_pb2.TournamentRef(tournament_id=args.tournament_id), timeout=args.timeout
+    )
+    if args.watch:
+        return _watch(args, t.tournament_id)
+    _show_tournament(args, t)
+    return EXIT_OK
+
+
+def tournament_watch(args: argparse.Namespace) -> int:
+    """``hamlet tournament watch ID``."""
+    return _watch(args, args.tournament_id)
+
+
+def tournament_show(args: argparse.Namespace) -> int:
+    """``hamlet tournament show ID``."""
+    stub = arena(args)
+    ref = arena_pb2.TournamentRef(tournament_id=args.tournament_id)
+    t = stub.GetTournament(ref, timeout=args.timeout)
+    matches = (
+        stub.ListMatches(ref, timeout=args.timeout).matches if args.matches or args.json else []
+    )
+    if args.json:
+        print_json({"tournament": to_dict(t), "matches": [to_dict(m) for m in matches]})
+        return EXIT_OK
+    out.print(console.tournament_table(t))
+    if t.standings:
+        out.print(console.standings_table(t))
+    if matches:
+        out.print(console.matches_table(matches))
+    return EXIT_OK
+
+
+def tournament_cancel(args: argparse.Namespace) -> int:
+    """``hamlet tournament cancel ID``."""
+    t = arena(args).CancelTournament(
+        arena_pb2.TournamentRef(tournament_id=args.tournament_id), timeout=args.timeout
+    )
+    _show_tournament(args, t)
+    return EXIT_OK
+
+
+def tournament_list(args: argparse.Namespace) -> int:
+    """``hamlet tournament list``."""
+    resp = arena(args).ListTournaments(
+        arena_pb2.ListTournamentsRequest(limit=args.limit), timeout=args.timeout
+    )
+    if args.json:
+        print_json([to_dict(t) for t in resp.tournaments])
+        return EXIT_OK
+    from rich.table import Table
+
+    table = Table(title="Tournaments")
+    for col in ("id", "game", "status", "matches", "bots", "created"):
+        table.add_column(col)
+    for t in resp.tournaments:
+        table.add_row(
+            t.tournament_id,
+            t.game,
+            console.tournament_status(t.status),
+            f"{t.matches_finished}/{t.matches_total}",
+            ", ".join(t.bots),
+            t.created_at,
+        )
+    out.print(table)
+    return EXIT_OK
+
+
+def match_show(args: argparse.Namespace) -> int:
+    """``hamlet match show ID``."""
+    detail = arena(args).GetMatch(arena_pb2.MatchRef(match_id=args.match_id), timeout=args.timeout)
+    if args.json:
+        print_json(to_dict(detail))
+        return EXIT_OK
+    out.print(console.match_table(detail.match))
+    out.print(
+        f"{len(detail.decisions)} decisions, {detail.match.duration_seconds:.2f}s, "
+        f"attempts {detail.match.attempts}, tournament {detail.match.tournament_id}"
+    )
+    if args.log:
+        for d in detail.decisions:
+            tag = " (fallback)" if d.by_fallback else ""
+            out.print(f"{d.index:>5}  seat {d.player}  of {d.legal_count:>3}: {d.action_text}{tag}")
+    return EXIT_OK
+
+
+def match_replay(args: argparse.Namespace) -> int:
+    """``hamlet match replay ID``."""
+    replay = arena(args).GetReplay(
+        arena_pb2.MatchRef(match_id=args.match_id), timeout=max(args.timeout, 60)
+    )
+    if args.json:
+        print_json(to_dict(replay))
+        return EXIT_OK
+    from hamlet import codec
+
+    out.print(console.match_table(replay.match))
+    for step in replay.steps:
+        tag = " (fallback)" if step.by_fallback else ""
+        out.print(
+            f"{step.index:>5}  seat {step.player}  of {step.legal_count:>3}: "
+            f"{step.action_text}{tag}"
+        )
+        if args.states:
+            out.print(
+                "       " + json.dumps(codec.struct_to_dict(step.public_state), sort_keys=True)
+            )
+    verdict = "reproduces" if replay.matches_record else "does NOT reproduce"
+    out.print(
+        f"replayed scores {list(replay.replayed_scores)}, ranks {list(replay.replayed_ranks)}: "
+        f"the engine {verdict} the recorded result"
+    )
+    return EXIT_OK if replay.matches_record else EXIT_FAILED
+
+
+def leaderboard(args: argparse.Namespace) -> int:
+    """``hamlet leaderboard GAME``."""
+    board = arena(args).GetLeaderboard(
+        arena_pb2.GetLeaderboardRequest(game=args.game), timeout=args.timeout
+    )
+    if args.json:
+        print_json(to_dict(board))
+    else:
+        out.print(console.leaderboard_table(board))
+    return EXIT_OK
+
+
+def _show_tournament(args: argparse.Namespace, t: arena_pb2.Tournament) -> None:
+    if args.json:
+        print_json(to_dict(t))
+    else:
+        out.print(console.tournament_table(t))
+
+
+def _watch(args: argparse.Namespace, tournament_id: str) -> int:
+    final = watch_tournament(arena(args), tournament_id, as_json=args.json)
+    stub = arena(args)
+    t = stub.GetTournament(
+        arena_pb2.TournamentRef(tournament_id=tournament_id), timeout=args.timeout
+    )
+    if not args.json:
+        out.print(console.standings_table(t))
+    ok = final.status == common_pb2.TOURNAMENT_STATUS_FINISHED and final.matches_failed == 0
+    return EXIT_OK if ok else EXIT_FAILED
+
+
+def watch_tournament(
+    stub: arena_pb2_grpc.ArenaStub,
+    tournament_id: str,
+    as_json: bool = False,
+    timeout: float | None = None,
+) -> arena_pb2.Tournament:
+    """Follow a tournament to its end: JSON lines, or a live progress bar; the last state.
+
+    ``timeout`` bounds the whole watch (DEADLINE_EXCEEDED past it)."""
+    req = arena_pb2.WatchTournamentRequest(tournament_id=tournament_id, include_finished=True)
+    last = arena_pb2.Tournament()
+    if as_json:
+        for event in stub.WatchTournament(req, timeout=timeout):
+            last = event.tournament
+            print_json(to_dict(event))
+        return last
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[note]}"),
+        console=out,
+        transient=False,
+    ) as progress:
+        task = progress.add_task(tournament_id, total=None, note="")
+        for event in stub.WatchTournament(req, timeout=timeout):
+            last = event.tournament
+            done = last.matches_finished + last.matches_cancelled + last.matches_failed
+            note = f"{last.game}: {last.matches_running} running"
+            if event.HasField("match"):
+                m = event.match
+                winners = [s.bot_name for s in m.seats if s.rank == 0]
+                note = f"{last.game}: {m.match_id} won by {', '.join(winners) or '-'}"
+            progress.update(task, total=last.matches_total, completed=done, note=note)
+    out.print(f"tournament {tournament_id}: {console.tournament_status(last.status)}")
+    return last
+
+
+def rebuild_ratings(args: argparse.Namespace) -> int:
+    """``hamlet rebuild-ratings GAME``: on the server's host, straight on its database."""
+    from server.config import ConfigError, Settings
+    from server.storage import open_store
+
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        console.err.print(f"hamlet rebuild-ratings: {exc}")
+        return EXIT_USAGE
+    store = open_store(settings.effective_database_url)
+    try:
+        lines = store.rebuild_ratings(args.game)
+    finally:
+        store.close()
+    from server.servicers.convert import leaderboard as to_board
+
+    board = to_board(args.game, lines)
+    if args.json:
+        print_json(to_dict(board))
+    else:
+        out.print(console.leaderboard_table(board))
+    return EXIT_OK
+
+
+def serve(args: argparse.Namespace) -> int:
+    """``hamlet server``: serve until SIGINT/SIGTERM, then stop gracefully."""
+    from server.app import build_server
+    from server.config import ConfigError, Settings
+
+    try:
+        settings = Settings.from_env()
+        changes = {
+            k: v
+            for k, v in (
+                ("grpc_host", args.host),
+                ("grpc_port", args.port),
+                ("metrics_port", args.metrics_port),
+            )
+            if v is not None
+        }
+        settings = settings.with_(**changes)
+    except ConfigError as exc:
+        console.err.print(f"hamlet server: {exc}")
+        return EXIT_USAGE
+    try:
+        server, port = build_server(settings)
+    except Exception as exc:  # a port in use, an unreachable database: say it plainly
+        console.err.print(f"hamlet server: cannot start: {exc}")
+        return EXIT_FAILED
+    metrics = (
+        f"http://{settings.grpc_host}:{server.metrics_port}/metrics"
+        if server.metrics_port
+        else "disabled"
+    )
+    out.print(f"hamlet server: gRPC on {settings.grpc_host}:{port}, metrics {metrics}")
+    out.print(
+        f"hamlet server: database {settings.effective_database_url}, queue {settings.redis_url}"
+    )
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    stop.wait()
+    out.print("hamlet server: stopping")
+    server.stop(grace=5.0)
+    return EXIT_OK
+
+
+def worker(args: argparse.Namespace) -> int:
+    """``hamlet worker [celery args]``: replace this process by the worker's own start command."""
+    argv = [sys.executable, "-m", "workers", "worker", *args.worker_args]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, argv)
+    return EXIT_FAILED  # not reached
+
+
+def up(args: argparse.Namespace) -> int:
+    """``hamlet up``: the embedded mode (see :mod:`server.embedded`)."""
+    from server.embedded import run_embedded
+
+    return run_embedded(args)

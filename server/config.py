@@ -1,0 +1,103 @@
+"""Server settings: built once from the environment into a frozen, validated dataclass.
+
+Nothing reads the environment at import time; call :meth:`Settings.from_env`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+#: The Celery task and queue the server enqueues matches on (the contract with workers).
+PLAY_MATCH_TASK = "hamlet.play_match"
+MATCH_QUEUE = "matches"
+
+
+class ConfigError(ValueError):
+    """An environment variable has a value the server cannot use."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything the server needs to run."""
+
+    data_dir: Path = Path(".hamlet")
+    database_url: str = ""  # empty: SQLite file in data_dir
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    grpc_host: str = "127.0.0.1"
+    grpc_port: int = 50051
+    metrics_port: int = 9464  # 0 picks a free port; -1 disables the endpoint
+    #: A claimed match not reported within this many seconds is re-queued (worker died).
+    match_lease_seconds: float = 900.0
+    #: A queued match not claimed within this many seconds is sent again (message lost).
+    queue_timeout_seconds: float = 3600.0
+    reaper_interval_seconds: float = 10.0
+    max_match_attempts: int = 5
+    default_decision_time_ms: int = 1000
+    max_workers: int = 32  # gRPC server threads (each WatchTournament stream holds one)
+
+    @property
+    def effective_database_url(self) -> str:
+        """The database URL, defaulting to ``sqlite:///<data_dir>/hamlet.db``."""
+        return self.database_url or f"sqlite:///{(self.data_dir / 'hamlet.db').resolve()}"
+
+    def with_(self, **changes: object) -> Settings:
+        """A copy with some fields changed (validated again)."""
+        out = replace(self, **changes)  # type: ignore[arg-type]
+        out.validate()
+        return out
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` naming the first bad value."""
+        if not 0 <= self.grpc_port <= 65535:
+            raise ConfigError(f"HAMLET_GRPC_PORT must be 0..65535, not {self.grpc_port}")
+        if not -1 <= self.metrics_port <= 65535:
+            raise ConfigError(f"HAMLET_METRICS_PORT must be -1..65535, not {self.metrics_port}")
+        if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ConfigError(f"HAMLET_REDIS_URL must be a redis:// URL, not {self.redis_url!r}")
+        for name in ("match_lease_seconds", "queue_timeout_seconds", "reaper_interval_seconds"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be positive")
+        if self.max_match_attempts < 1:
+            raise ConfigError("HAMLET_MAX_MATCH_ATTEMPTS must be at least 1")
+        if not 1 <= self.default_decision_time_ms <= 600_000:
+            raise ConfigError("HAMLET_DECISION_TIME_MS must be 1..600000")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Settings from ``HAMLET_*`` variables (``os.environ`` by default)."""
+        env = os.environ if env is None else env
+        d = cls()
+
+        def num(name: str, default: float, kind: type[int] | type[float] = int) -> float:
+            raw = env.get(name)
+            if raw is None or raw == "":
+                return default
+            try:
+                return kind(raw)
+            except ValueError:
+                raise ConfigError(f"{name} must be a number, not {raw!r}") from None
+
+        settings = cls(
+            data_dir=Path(env.get("HAMLET_DATA_DIR") or d.data_dir),
+            database_url=env.get("HAMLET_DATABASE_URL", ""),
+            redis_url=env.get("HAMLET_REDIS_URL") or d.redis_url,
+            grpc_host=env.get("HAMLET_GRPC_HOST") or d.grpc_host,
+            grpc_port=int(num("HAMLET_GRPC_PORT", d.grpc_port)),
+            metrics_port=int(num("HAMLET_METRICS_PORT", d.metrics_port)),
+            match_lease_seconds=num("HAMLET_MATCH_LEASE_SECONDS", d.match_lease_seconds, float),
+            queue_timeout_seconds=num(
+                "HAMLET_QUEUE_TIMEOUT_SECONDS", d.queue_timeout_seconds, float
+            ),
+            reaper_interval_seconds=num(
+                "HAMLET_REAPER_INTERVAL_SECONDS", d.reaper_interval_seconds, float
+            ),
+            max_match_attempts=int(num("HAMLET_MAX_MATCH_ATTEMPTS", d.max_match_attempts)),
+            default_decision_time_ms=int(
+                num("HAMLET_DECISION_TIME_MS", d.default_decision_time_ms)
+            ),
+        )
+        settings.validate()
+        return settings

@@ -1,0 +1,170 @@
+"""Rendering for the CLI: rich tables for people, JSON for scripts."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from rich.console import Console
+from rich.table import Table
+
+from hamlet.v1 import arena_pb2, common_pb2
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False)
+
+
+def to_dict(msg: Message) -> dict[str, Any]:
+    """A message as plain JSON-ready data (proto field names, defaults included)."""
+    return json_format.MessageToDict(
+        msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+    )
+
+
+def print_json(data: Any) -> None:
+    """One JSON document (or line) on stdout."""
+    sys.stdout.write(json.dumps(data, sort_keys=True) + "\n")
+    sys.stdout.flush()
+
+
+def short_status(value: int, enum: Any, prefix: str) -> str:
+    """``MATCH_STATUS_FINISHED`` -> ``finished``."""
+    return str(enum.Name(value)).removeprefix(prefix).lower()
+
+
+def match_status(value: int) -> str:
+    """A match status for people."""
+    return short_status(value, common_pb2.MatchStatus, "MATCH_STATUS_")
+
+
+def tournament_status(value: int) -> str:
+    """A tournament status for people."""
+    return short_status(value, common_pb2.TournamentStatus, "TOURNAMENT_STATUS_")
+
+
+def games_table(games: Iterable[common_pb2.Game]) -> Table:
+    """The registered games."""
+    table = Table(title="Games")
+    for col in ("name", "title", "players", "rules version"):
+        table.add_column(col)
+    for g in games:
+        table.add_row(g.name, g.display_name, f"{g.min_players}-{g.max_players}", g.rules_version)
+    return table
+
+
+def bots_table(bots: Iterable[arena_pb2.BotInfo]) -> Table:
+    """Bots with their latest versions."""
+    table = Table(title="Bots")
+    for col in ("name", "origin", "games", "version", "retired", "description"):
+        table.add_column(col)
+    for b in bots:
+        origin = short_status(b.origin, arena_pb2.BotOrigin, "BOT_ORIGIN_")
+        table.add_row(
+            b.name,
+            origin,
+            ", ".join(b.games),
+            str(b.latest_version),
+            "yes" if b.retired else "",
+            b.description,
+        )
+    return table
+
+
+def tournament_table(t: arena_pb2.Tournament) -> Table:
+    """A tournament's parameters and progress."""
+    table = Table(title=f"Tournament {t.tournament_id}", show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value")
+    rows = [
+        ("game", t.game),
+        ("status", tournament_status(t.status)),
+        ("bots", ", ".join(t.bots)),
+        ("players per table", str(t.players_per_table)),
+        ("rounds", str(t.rounds)),
+        ("seed", str(t.seed)),
+        ("decision time", f"{t.decision_time_ms} ms"),
+        ("rated", "yes" if t.rated else "no"),
+        (
+            "matches",
+            f"{t.matches_finished}/{t.matches_total} finished, {t.matches_running} running, "
+            f"{t.matches_cancelled} cancelled, {t.matches_failed} failed",
+        ),
+        ("created", t.created_at),
+        ("finished", t.finished_at or "-"),
+    ]
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def standings_table(t: arena_pb2.Tournament) -> Table:
+    """Per-bot standings of a tournament."""
+    table = Table(title=f"Standings {t.tournament_id} ({t.game})")
+    for col in ("#", "bot", "matches", "wins", "draws", "losses", "points", "forfeits"):
+        table.add_column(col, justify="right" if col not in ("bot",) else "left")
+    for i, s in enumerate(t.standings, 1):
+        table.add_row(
+            str(i),
+            s.bot_name,
+            str(s.matches),
+            str(s.wins),
+            str(s.draws),
+            str(s.losses),
+            f"{s.points:g}",
+            str(s.forfeits),
+        )
+    return table
+
+
+def matches_table(matches: Iterable[common_pb2.Match], title: str = "Matches") -> Table:
+    """One line per match."""
+    table = Table(title=title)
+    for col in ("match", "status", "seats (score/rank)", "decisions", "attempts"):
+        table.add_column(col)
+    for m in matches:
+        seats = ", ".join(
+            f"{s.bot_name} {s.score}/{s.rank}"
+            + (f" [forfeit: {s.forfeit_reason}]" if s.forfeit_reason else "")
+            if m.status == common_pb2.MATCH_STATUS_FINISHED
+            else s.bot_name
+            for s in m.seats
+        )
+        table.add_row(
+            m.match_id, match_status(m.status), seats, str(m.decision_count), str(m.attempts)
+        )
+    return table
+
+
+def match_table(m: common_pb2.Match) -> Table:
+    """A match's seats and outcome."""
+    table = Table(title=f"Match {m.match_id} ({m.game}, seed {m.seed}, {match_status(m.status)})")
+    for col in ("seat", "bot", "version", "score", "rank", "forfeit"):
+        table.add_column(col)
+    for s in m.seats:
+        forfeit = f"{s.forfeit_reason}: {s.forfeit_detail}" if s.forfeit_reason else ""
+        table.add_row(
+            str(s.seat), s.bot_name, str(s.bot_version), str(s.score), str(s.rank), forfeit
+        )
+    return table
+
+
+def leaderboard_table(board: arena_pb2.Leaderboard) -> Table:
+    """A game's Elo table."""
+    table = Table(title=f"Elo leaderboard: {board.game}")
+    for col in ("#", "bot", "rating", "games", "wins", "draws", "losses"):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for e in board.entries:
+        table.add_row(
+            str(e.position),
+            e.bot_name,
+            f"{e.rating:.1f}",
+            str(e.games),
+            str(e.wins),
+            str(e.draws),
+            str(e.losses),
+        )
+    return table

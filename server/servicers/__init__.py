@@ -1,0 +1,1 @@
+"""Thin gRPC servicers: translate protobuf <-> service calls, map errors to status codes."""

@@ -1,0 +1,190 @@
+"""Storage/service values -> protobuf messages (the servicers' translation layer)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import games
+from hamlet import codec
+from hamlet.v1 import arena_pb2, common_pb2
+from server.elo import BotRating
+from server.services.matches import Replay
+from server.services.tournaments import Standing
+from server.storage import BotRecord, DecisionRecord, MatchRecord, MatchStatus, TournamentRecord
+
+_MATCH_STATUS = {
+    MatchStatus.PENDING: common_pb2.MATCH_STATUS_PENDING,
+    MatchStatus.QUEUED: common_pb2.MATCH_STATUS_QUEUED,
+    MatchStatus.RUNNING: common_pb2.MATCH_STATUS_RUNNING,
+    MatchStatus.FINISHED: common_pb2.MATCH_STATUS_FINISHED,
+    MatchStatus.CANCELLED: common_pb2.MATCH_STATUS_CANCELLED,
+    MatchStatus.FAILED: common_pb2.MATCH_STATUS_FAILED,
+}
+
+
+def iso(when: datetime | None) -> str:
+    """ISO 8601 UTC, empty for ``None``."""
+    return "" if when is None else when.isoformat(timespec="seconds") + "Z"
+
+
+def game(spec: games.GameSpec) -> common_pb2.Game:
+    """A game's public facts."""
+    return common_pb2.Game(
+        name=spec.name,
+        display_name=spec.display_name,
+        min_players=spec.min_players,
+        max_players=spec.max_players,
+        rules_version=spec.rules_version,
+        max_decisions=spec.max_decisions,
+    )
+
+
+def bot(record: BotRecord) -> arena_pb2.BotInfo:
+    """A bot line."""
+    return arena_pb2.BotInfo(
+        name=record.name,
+        origin=arena_pb2.BOT_ORIGIN_BUILTIN
+        if record.origin == "builtin"
+        else arena_pb2.BOT_ORIGIN_UPLOADED,
+        games=list(record.games),
+        description=record.description,
+        latest_version=record.latest_version,
+        retired=record.retired,
+        code_sha256=record.code_sha256,
+        created_at=iso(record.created_at),
+    )
+
+
+def match(record: MatchRecord) -> common_pb2.Match:
+    """A match with its seats."""
+    return common_pb2.Match(
+        match_id=record.match_id,
+        tournament_id=record.tournament_id,
+        game=record.game,
+        rules_version=record.rules_version,
+        seed=record.seed,
+        status=_MATCH_STATUS[record.status],
+        seats=[
+            common_pb2.Seat(
+                seat=s.seat,
+                bot_name=s.bot_name,
+                bot_version=s.bot_version,
+                score=s.score or 0,
+                rank=s.rank or 0,
+                forfeit_reason=s.forfeit_reason,
+                forfeit_detail=s.forfeit_detail,
+            )
+            for s in record.seats
+        ],
+        round=record.round,
+        table=record.table,
+        rotation=record.rotation,
+        attempts=record.attempts,
+        decision_count=record.decision_count,
+        duration_seconds=record.duration_seconds,
+        finished_at=iso(record.finished_at),
+        void_reason=record.void_reason,
+    )
+
+
+def decision(record: DecisionRecord) -> common_pb2.Decision:
+    """One logged decision."""
+    return common_pb2.Decision(
+        index=record.index,
+        player=record.player,
+        legal_count=record.legal_count,
+        action_json=record.action_json,
+        action_text=record.action_text,
+        seconds=record.seconds,
+        by_fallback=record.by_fallback,
+    )
+
+
+def tournament(
+    record: TournamentRecord, standings: list[Standing] | None = None
+) -> arena_pb2.Tournament:
+    """A tournament with its progress (and standings when given)."""
+    c = record.counts
+    return arena_pb2.Tournament(
+        tournament_id=record.tournament_id,
+        game=record.game,
+        format=common_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        status=common_pb2.TournamentStatus.Value(f"TOURNAMENT_STATUS_{record.status.name}"),
+        bots=list(record.bots),
+        players_per_table=record.players_per_table,
+        rounds=record.rounds,
+        seed=record.seed,
+        decision_time_ms=record.decision_time_ms,
+        rated=record.rated,
+        matches_total=record.matches_total,
+        matches_finished=c.get(MatchStatus.FINISHED, 0),
+        matches_running=c.get(MatchStatus.RUNNING, 0),
+        matches_cancelled=c.get(MatchStatus.CANCELLED, 0),
+        matches_failed=c.get(MatchStatus.FAILED, 0),
+        created_at=iso(record.created_at),
+        finished_at=iso(record.finished_at),
+        standings=[
+            arena_pb2.Standing(
+                bot_name=s.bot,
+                matches=s.matches,
+                wins=s.wins,
+                draws=s.draws,
+                losses=s.losses,
+                points=s.points,
+                forfeits=s.forfeits,
+            )
+            for s in standings or []
+        ],
+    )
+
+
+def leaderboard(game_name: str, lines: list[BotRating]) -> arena_pb2.Leaderboard:
+    """A game's Elo table."""
+    return arena_pb2.Leaderboard(
+        game=game_name,
+        entries=[
+            arena_pb2.LeaderboardEntry(
+                position=i + 1,
+                bot_name=r.bot,
+                rating=r.rating,
+                games=r.games,
+                wins=r.wins,
+                draws=r.draws,
+                losses=r.losses,
+            )
+            for i, r in enumerate(lines)
+        ],
+    )
+
+
+def replay(data: Replay) -> common_pb2.Replay:
+    """A replay with typed actions (when the game has wire messages) and public states."""
+    g = data.match.game
+    return common_pb2.Replay(
+        match=match(data.match),
+        initial_state=codec.dict_to_struct(data.initial_state),
+        steps=[
+            common_pb2.ReplayStep(
+                index=s.index,
+                player=s.player,
+                legal_count=s.legal_count,
+                action_text=s.action_text,
+                action=_typed_action(g, s.action),
+                by_fallback=s.by_fallback,
+                public_state=codec.dict_to_struct(s.public_state),
+                action_json=json.dumps(games.action_to_dict(s.action), sort_keys=True),
+            )
+            for s in data.steps
+        ],
+        replayed_scores=list(data.scores),
+        replayed_ranks=list(data.ranks),
+        matches_record=data.matches_record,
+    )
+
+
+def _typed_action(game_name: str, action: games.Action) -> common_pb2.GameAction | None:
+    try:
+        return codec.game_action(game_name, action)
+    except codec.CodecError:
+        return None

@@ -1,0 +1,149 @@
+"""The internal ``MatchHost`` service workers call: claim, report, fetch code, announce."""
+
+from __future__ import annotations
+
+import grpc
+
+from hamlet.v1 import worker_pb2, worker_pb2_grpc
+from server.metrics import ServerMetrics
+from server.servicers.errors import unary
+from server.services import validation as v
+from server.services.bots import BotService, BuiltinBot
+from server.services.errors import InvalidArgumentError
+from server.services.matches import MatchService
+from server.storage import DecisionRecord, MatchRecord, MatchStatus, Outcome, SeatOutcome
+
+_FORFEIT = {
+    worker_pb2.FORFEIT_REASON_UNSPECIFIED: "",
+    worker_pb2.FORFEIT_REASON_CRASH: "crash",
+    worker_pb2.FORFEIT_REASON_TIMEOUT: "timeout",
+    worker_pb2.FORFEIT_REASON_ILLEGAL_ACTION: "illegal_action",
+    worker_pb2.FORFEIT_REASON_BAD_OUTPUT: "bad_output",
+}
+_KIND = {"builtin": worker_pb2.BOT_KIND_BUILTIN, "uploaded": worker_pb2.BOT_KIND_UPLOADED}
+MAX_VOID_REASON = 2000
+
+
+def match_spec(match: MatchRecord) -> worker_pb2.MatchSpec:
+    """What a worker needs to play a match."""
+    return worker_pb2.MatchSpec(
+        match_id=match.match_id,
+        game=match.game,
+        rules_version=match.rules_version,
+        seed=match.seed,
+        seats=[
+            worker_pb2.SeatSpec(
+                seat=s.seat,
+                bot_name=s.bot_name,
+                bot_version=s.bot_version,
+                kind=_KIND.get(s.origin, worker_pb2.BOT_KIND_UNSPECIFIED),
+                code_sha256=s.code_sha256,
+            )
+            for s in match.seats
+        ],
+        decision_time_ms=match.decision_time_ms,
+        time_bank_ms=match.time_bank_ms,
+    )
+
+
+def outcome_from_proto(msg: worker_pb2.MatchOutcome) -> Outcome:
+    """A worker's outcome as a storage value (checked against the match by the service)."""
+    n = len(msg.scores)
+    if len(msg.ranks) != n:
+        raise InvalidArgumentError(f"{n} scores but {len(msg.ranks)} ranks")
+    forfeits = {}
+    for f in msg.forfeits:
+        if not 0 <= f.seat < n:
+            raise InvalidArgumentError(f"forfeit for seat {f.seat}, which is not a seat")
+        reason = _FORFEIT.get(f.reason)
+        if not reason:
+            raise InvalidArgumentError(f"forfeit of seat {f.seat} has no valid reason")
+        forfeits[f.seat] = SeatOutcome(0, 0, reason, f.detail[:2000], f.at_decision)
+    seats = tuple(
+        SeatOutcome(
+            score=msg.scores[i],
+            rank=msg.ranks[i],
+            forfeit_reason=forfeits[i].forfeit_reason if i in forfeits else "",
+            forfeit_detail=forfeits[i].forfeit_detail if i in forfeits else "",
+            forfeit_at=forfeits[i].forfeit_at if i in forfeits else None,
+        )
+        for i in range(n)
+    )
+    decisions = tuple(
+        DecisionRecord(
+            index=i,
+            player=d.player,
+            legal_count=d.legal_count,
+            action_json=d.action_json,
+            action_text=d.action_text[:500],
+            seconds=d.seconds,
+            by_fallback=d.by_fallback,
+        )
+        for i, d in enumerate(msg.decisions)
+    )
+    return Outcome(seats=seats, decisions=decisions, duration_seconds=msg.duration_seconds)
+
+
+class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
+    """Workers' side door: the server stays the single writer."""
+
+    def __init__(self, bots: BotService, matches: MatchService, metrics: ServerMetrics) -> None:
+        self.bots = bots
+        self.matches = matches
+        self.metrics = metrics
+
+    @unary
+    def ClaimMatch(
+        self, request: worker_pb2.ClaimMatchRequest, context: grpc.ServicerContext
+    ) -> worker_pb2.ClaimMatchResponse:
+        claim = self.matches.claim(request.match_id, request.worker_id)
+        return worker_pb2.ClaimMatchResponse(
+            match=match_spec(claim.match), already_final=claim.already_final
+        )
+
+    @unary
+    def ReportMatch(
+        self, request: worker_pb2.ReportMatchRequest, context: grpc.ServicerContext
+    ) -> worker_pb2.ReportMatchResponse:
+        kind = request.WhichOneof("report")
+        if kind == "void_reason":
+            if len(request.void_reason) > MAX_VOID_REASON:
+                raise InvalidArgumentError(
+                    f"void_reason is longer than {MAX_VOID_REASON} characters"
+                )
+            game = self.matches.get(request.match_id).game
+            status = self.matches.void(request.match_id, request.void_reason)
+            if status is MatchStatus.FAILED:
+                self.metrics.matches_recorded.labels(game, "failed").inc()
+            elif status is MatchStatus.QUEUED:
+                self.metrics.matches_requeued.labels("void").inc()
+            return worker_pb2.ReportMatchResponse(recorded=False, duplicate=status is None)
+        if kind != "outcome":
+            raise InvalidArgumentError("a report carries an outcome or a void_reason")
+        v.identifier("match_id", request.match_id)
+        report = self.matches.report(request.match_id, outcome_from_proto(request.outcome))
+        if report.recorded:
+            forfeit = any(s.forfeit_reason for s in report.match.seats)
+            self.metrics.matches_recorded.labels(
+                report.match.game, "forfeit" if forfeit else "completed"
+            ).inc()
+        else:
+            self.metrics.duplicate_reports.inc()
+        return worker_pb2.ReportMatchResponse(recorded=report.recorded, duplicate=report.duplicate)
+
+    @unary
+    def FetchBotCode(
+        self, request: worker_pb2.FetchBotCodeRequest, context: grpc.ServicerContext
+    ) -> worker_pb2.FetchBotCodeResponse:
+        return worker_pb2.FetchBotCodeResponse(code=self.bots.code(request.code_sha256))
+
+    @unary
+    def AnnounceWorker(
+        self, request: worker_pb2.AnnounceWorkerRequest, context: grpc.ServicerContext
+    ) -> worker_pb2.AnnounceWorkerResponse:
+        if len(request.worker_id) > 256:
+            raise InvalidArgumentError("worker_id is longer than 256 characters")
+        self.bots.announce(
+            [BuiltinBot(b.name, tuple(b.games), b.description) for b in request.builtin_bots]
+        )
+        return worker_pb2.AnnounceWorkerResponse()

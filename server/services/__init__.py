@@ -1,0 +1,1 @@
+"""Domain services: what the servicers and the CLI delegate to (no gRPC here)."""

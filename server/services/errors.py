@@ -1,0 +1,23 @@
+"""Errors the services raise; servicers map each kind to one gRPC status code."""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Base: the message is shown to the caller, so it says what to fix."""
+
+
+class InvalidArgumentError(ServiceError):
+    """A field is malformed, out of range or too large."""
+
+
+class NotFoundError(ServiceError):
+    """An unknown game, bot, tournament or match."""
+
+
+class FailedPreconditionError(ServiceError):
+    """The request is valid but not in the current state (e.g. start a cancelled tournament)."""
+
+
+class AlreadyExistsError(ServiceError):
+    """A name is taken."""

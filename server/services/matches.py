@@ -1,0 +1,212 @@
+"""Matches: claims and reports from workers (idempotent by match id), lease re-queueing,
+reading matches back and replaying them through the engine."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import games
+from server.services import validation as v
+from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from server.services.scheduling import Enqueuer
+from server.storage import DecisionRecord, MatchRecord, MatchStatus, Outcome, Store
+from server.storage.base import utcnow
+
+log = logging.getLogger(__name__)
+
+FORFEIT_REASONS = ("crash", "timeout", "illegal_action", "bad_output")
+MAX_DETAIL = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """What a worker gets when it claims a match."""
+
+    match: MatchRecord
+    already_final: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What a report changed."""
+
+    recorded: bool
+    duplicate: bool
+    match: MatchRecord
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    """One decision replayed: who, what, and the public state after it."""
+
+    index: int
+    player: int
+    legal_count: int
+    action: games.Action
+    action_text: str
+    by_fallback: bool
+    public_state: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A stored match replayed through the engine from (game, seed, log)."""
+
+    match: MatchRecord
+    initial_state: dict[str, Any]
+    steps: tuple[ReplayStep, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    matches_record: bool
+
+
+class MatchService:
+    """The single writer of match results."""
+
+    def __init__(
+        self,
+        store: Store,
+        enqueuer: Enqueuer,
+        lease_seconds: float = 900.0,
+        queue_timeout_seconds: float = 3600.0,
+        max_attempts: int = 5,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.store = store
+        self.enqueuer = enqueuer
+        self.lease = timedelta(seconds=lease_seconds)
+        self.queue_timeout = timedelta(seconds=queue_timeout_seconds)
+        self.max_attempts = max_attempts
+        self.now = now or utcnow
+
+    def get(self, match_id: str) -> MatchRecord:
+        """A match, or NotFoundError."""
+        v.identifier("match_id", match_id)
+        found = self.store.get_match(match_id)
+        if found is None:
+            raise NotFoundError(f"unknown match {match_id!r}")
+        return found
+
+    def detail(self, match_id: str) -> tuple[MatchRecord, list[DecisionRecord]]:
+        """A match with its action log."""
+        return self.get(match_id), self.store.get_decisions(match_id)
+
+    def claim(self, match_id: str, worker_id: str) -> Claim:
+        """Lease a match to a worker. A final match is handed back with ``already_final`` (the
+        worker acks its task and stops); a redelivered running match is leased again."""
+        match = self.get(match_id)
+        if match.status is MatchStatus.CANCELLED:
+            raise FailedPreconditionError(f"match {match_id} was cancelled")
+        if match.status.final:
+            return Claim(match, already_final=True)
+        claimed = self.store.claim_match(match_id, worker_id[:128], self.now() + self.lease)
+        assert claimed is not None
+        return Claim(claimed, already_final=claimed.status.final)
+
+    def report(self, match_id: str, outcome: Outcome) -> Report:
+        """Record a played match once; a report for a final match changes nothing."""
+        match = self.get(match_id)
+        if match.status.final:
+            return Report(recorded=False, duplicate=True, match=match)
+        self._check(match, outcome)
+        recorded = self.store.finalize_match(match_id, outcome, self.now())
+        return Report(recorded=recorded, duplicate=not recorded, match=self.get(match_id))
+
+    def void(self, match_id: str, reason: str) -> MatchStatus | None:
+        """An infrastructure fault: queue the match again (or fail it after too many tries)."""
+        self.get(match_id)
+        status = self.store.void_attempt(match_id, reason or "voided", self.max_attempts)
+        if status is MatchStatus.QUEUED:
+            self.enqueuer.enqueue(self.store.mark_queued([match_id], self.now()))
+        return status
+
+    def reap(self) -> list[str]:
+        """Re-queue matches whose lease expired (their worker died) or whose queue message
+        seems lost; recording stays idempotent if the first attempt reports after all."""
+        now = self.now()
+        requeued = []
+        for match_id in self.store.stale_matches(now, now - self.queue_timeout):
+            if (
+                self.store.void_attempt(match_id, "lease expired", self.max_attempts)
+                is MatchStatus.QUEUED
+            ):
+                requeued += self.store.mark_queued([match_id], now)
+        if requeued:
+            log.warning("re-queued %d matches with expired leases", len(requeued))
+            self.enqueuer.enqueue(requeued)
+        return requeued
+
+    def replay(self, match_id: str) -> Replay:
+        """Replay a stored match through the engine; FAILED_PRECONDITION unless finished."""
+        match, decisions = self.detail(match_id)
+        if match.status is not MatchStatus.FINISHED:
+            raise FailedPreconditionError(
+                f"match {match_id} is {match.status.value}; replays need a finished match"
+            )
+        spec = v.game_spec(match.game)
+        state = spec.new_game(num_players=len(match.seats), seed=match.seed)
+        initial = state.public_state()
+        steps = []
+        for d in decisions:
+            action = spec.action_from_dict(json.loads(d.action_json))
+            state.apply(action)
+            steps.append(
+                ReplayStep(
+                    d.index,
+                    d.player,
+                    d.legal_count,
+                    action,
+                    d.action_text,
+                    d.by_fallback,
+                    state.public_state(),
+                )
+            )
+        if not state.is_over():
+            raise FailedPreconditionError(
+                f"the log of match {match_id} does not reach the end of the game"
+            )
+        result = state.result()
+        forfeited = any(s.forfeit_reason for s in match.seats)
+        same_scores = list(result.scores) == [s.score for s in match.seats]
+        same_ranks = list(result.ranks) == [s.rank for s in match.seats]
+        return Replay(
+            match=match,
+            initial_state=initial,
+            steps=tuple(steps),
+            scores=result.scores,
+            ranks=result.ranks,
+            matches_record=same_scores and (same_ranks or forfeited),
+        )
+
+    def _check(self, match: MatchRecord, outcome: Outcome) -> None:
+        n = len(match.seats)
+        if len(outcome.seats) != n:
+            raise InvalidArgumentError(
+                f"match {match.match_id} has {n} seats; the report has {len(outcome.seats)}"
+            )
+        for i, seat in enumerate(outcome.seats):
+            if not 0 <= seat.rank < n:
+                raise InvalidArgumentError(f"seat {i}: rank {seat.rank} is outside 0..{n - 1}")
+            if seat.forfeit_reason and seat.forfeit_reason not in FORFEIT_REASONS:
+                raise InvalidArgumentError(
+                    f"seat {i}: unknown forfeit reason {seat.forfeit_reason!r}"
+                )
+            if len(seat.forfeit_detail) > MAX_DETAIL:
+                raise InvalidArgumentError(f"seat {i}: forfeit detail is longer than {MAX_DETAIL}")
+        if 0 not in [s.rank for s in outcome.seats]:
+            raise InvalidArgumentError("no seat is ranked first (rank 0)")
+        for d in outcome.decisions:
+            if not 0 <= d.player < n:
+                raise InvalidArgumentError(f"decision {d.index}: player {d.player} is not a seat")
+        limit = v.game_spec(match.game).max_decisions
+        if len(outcome.decisions) > limit:
+            raise InvalidArgumentError(
+                f"{len(outcome.decisions)} decisions; {match.game} never needs more than {limit}"
+            )
+        if [d.index for d in outcome.decisions] != list(range(len(outcome.decisions))):
+            raise InvalidArgumentError("decision indexes must be 0, 1, 2, ... in order")

@@ -1,0 +1,75 @@
+"""Sending matches to the worker queue, by Celery task name (never by importing workers)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Protocol
+
+from server.config import MATCH_QUEUE, PLAY_MATCH_TASK
+
+
+class Enqueuer(Protocol):
+    """Puts match ids on the match queue."""
+
+    def enqueue(self, match_ids: Sequence[str]) -> None:
+        """Send one ``hamlet.play_match`` task per id."""
+        ...
+
+    def queue_depth(self) -> int | None:
+        """Messages waiting on the queue, ``None`` if unknown."""
+        ...
+
+
+class CeleryEnqueuer:
+    """``send_task("hamlet.play_match", [match_id], queue="matches")`` on a Redis broker."""
+
+    def __init__(self, redis_url: str) -> None:
+        import redis
+        from celery import Celery
+
+        self._redis = redis.Redis.from_url(redis_url, socket_timeout=1, socket_connect_timeout=1)
+        self._app = Celery("hamlet-server", broker=redis_url)
+        self._app.conf.broker_connection_retry_on_startup = True
+        self._lock = threading.Lock()
+
+    def enqueue(self, match_ids: Sequence[str]) -> None:
+        with self._lock, self._app.producer_or_acquire() as producer:
+            for match_id in match_ids:
+                self._app.send_task(
+                    PLAY_MATCH_TASK,
+                    args=[match_id],
+                    queue=MATCH_QUEUE,
+                    task_id=f"{match_id}.{_attempt_suffix()}",
+                    producer=producer,
+                )
+
+    def queue_depth(self) -> int | None:
+        import redis
+
+        try:
+            # Celery's Redis transport keeps a queue as a list named after it.
+            return int(self._redis.llen(MATCH_QUEUE))  # type: ignore[arg-type]
+        except redis.RedisError:
+            return None
+
+
+def _attempt_suffix() -> str:
+    import uuid
+
+    return uuid.uuid4().hex[:8]
+
+
+class MemoryEnqueuer:
+    """Records what would be sent (tests, and servers run without a broker)."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self._lock = threading.Lock()
+
+    def enqueue(self, match_ids: Sequence[str]) -> None:
+        with self._lock:
+            self.sent.extend(match_ids)
+
+    def queue_depth(self) -> int | None:
+        return len(self.sent)

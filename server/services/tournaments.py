@@ -1,0 +1,264 @@
+"""Tournaments: planning (round robin with seat rotations and duplicate seeds), start,
+cancel, status, standings and watching."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import combinations
+
+from games import derive_seed
+from server.services import validation as v
+from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from server.services.scheduling import Enqueuer
+from server.storage import (
+    MatchRecord,
+    MatchStatus,
+    NewMatch,
+    NewTournament,
+    Store,
+    TournamentRecord,
+    TournamentStatus,
+)
+from server.storage.base import utcnow
+
+ROUND_ROBIN = "round_robin"
+MAX_BOTS = 64
+MAX_ROUNDS = 1000
+MAX_MATCHES = 20_000
+MAX_DECISION_MS = 60_000
+#: Each seat's time bank for overruns, as a multiple of the per-decision limit.
+TIME_BANK_FACTOR = 10
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRequest:
+    """What a user asks for; zero values mean "the default"."""
+
+    game: str
+    bots: tuple[str, ...]
+    format: str = ROUND_ROBIN
+    players_per_table: int = 0
+    rounds: int = 0
+    seed: int = 0
+    decision_time_ms: int = 0
+    rated: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One bot's tally in a tournament."""
+
+    bot: str
+    matches: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    points: float = 0.0
+    forfeits: int = 0
+
+
+def plan_round_robin(
+    tournament_id: str, entries: Sequence[int], per_table: int, rounds: int, seed: int
+) -> list[NewMatch]:
+    """Every ``per_table``-combination of entries, in every cyclic seat rotation, ``rounds``
+    times. All rotations of one table in one round share a seed (duplicate seeds), so every
+    bot meets the same shuffles and dice from every seat."""
+    tables = list(combinations(range(len(entries)), per_table))
+    out = []
+    for rnd in range(rounds):
+        for t, combo in enumerate(tables):
+            table_seed = derive_seed(seed, "table", rnd * len(tables) + t) & v.MAX_SEED
+            for rot in range(per_table):
+                order = combo[rot:] + combo[:rot]
+                out.append(
+                    NewMatch(
+                        match_id=f"{tournament_id}.r{rnd}.t{t}.s{rot}",
+                        round=rnd,
+                        table=t,
+                        rotation=rot,
+                        seed=table_seed,
+                        seat_version_ids=tuple(entries[i] for i in order),
+                    )
+                )
+    return out
+
+
+class TournamentService:
+    """Creating, running and following tournaments."""
+
+    def __init__(
+        self,
+        store: Store,
+        enqueuer: Enqueuer,
+        default_decision_time_ms: int = 1000,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.store = store
+        self.enqueuer = enqueuer
+        self.default_decision_time_ms = default_decision_time_ms
+        self.now = now or utcnow
+
+    def create(self, req: TournamentRequest) -> TournamentRecord:
+        """Validate everything, then write the tournament and its matches (PENDING)."""
+        spec = v.game_spec(req.game)
+        if req.format != ROUND_ROBIN:
+            raise InvalidArgumentError(f"unknown format {req.format!r}; supported: {ROUND_ROBIN}")
+        if not req.bots:
+            raise InvalidArgumentError("name at least two bots")
+        if len(req.bots) > MAX_BOTS:
+            raise InvalidArgumentError(
+                f"at most {MAX_BOTS} bots per tournament, not {len(req.bots)}"
+            )
+        if len(set(req.bots)) != len(req.bots):
+            raise InvalidArgumentError("a bot is named twice")
+        entries = []
+        for name in req.bots:
+            v.identifier("bot name", name)
+            bot = self.store.get_bot(name)
+            if bot is None:
+                raise NotFoundError(f"unknown bot {name!r}; `hamlet bots` lists them")
+            if bot.retired:
+                raise FailedPreconditionError(f"bot {name!r} is retired")
+            if req.game not in bot.games:
+                raise InvalidArgumentError(
+                    f"bot {name!r} does not play {req.game} (it plays {', '.join(bot.games)})"
+                )
+            entries.append(bot.version_id)
+        per_table = req.players_per_table or min(len(entries), spec.max_players)
+        if not spec.min_players <= per_table <= spec.max_players:
+            raise InvalidArgumentError(
+                f"{req.game} is played by {spec.min_players} to {spec.max_players} players, "
+                f"not {per_table}"
+            )
+        if per_table > len(entries):
+            raise InvalidArgumentError(
+                f"{per_table} players per table need at least {per_table} bots, got {len(entries)}"
+            )
+        rounds = v.bounded("rounds", req.rounds or 1, 1, MAX_ROUNDS)
+        decision_ms = v.bounded(
+            "decision_time_ms",
+            req.decision_time_ms or self.default_decision_time_ms,
+            1,
+            MAX_DECISION_MS,
+        )
+        seed = v.bounded("seed", req.seed, 0, v.MAX_SEED) or secrets.randbits(63)
+        tournament_id = "t" + secrets.token_hex(5)
+        matches = plan_round_robin(tournament_id, entries, per_table, rounds, seed)
+        if len(matches) > MAX_MATCHES:
+            raise InvalidArgumentError(
+                f"that is {len(matches)} matches; the limit is {MAX_MATCHES}"
+            )
+        return self.store.create_tournament(
+            NewTournament(
+                tournament_id=tournament_id,
+                game=req.game,
+                rules_version=spec.rules_version,
+                format=ROUND_ROBIN,
+                players_per_table=per_table,
+                rounds=rounds,
+                seed=seed,
+                decision_time_ms=decision_ms,
+                time_bank_ms=decision_ms * TIME_BANK_FACTOR,
+                rated=req.rated,
+                entry_version_ids=tuple(entries),
+                matches=tuple(matches),
+            )
+        )
+
+    def get(self, tournament_id: str) -> TournamentRecord:
+        """A tournament, or NotFoundError."""
+        v.identifier("tournament_id", tournament_id)
+        found = self.store.get_tournament(tournament_id)
+        if found is None:
+            raise NotFoundError(f"unknown tournament {tournament_id!r}")
+        return found
+
+    def start(self, tournament_id: str) -> TournamentRecord:
+        """Queue every pending match. Starting a running tournament changes nothing."""
+        t = self.get(tournament_id)
+        if t.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
+            raise FailedPreconditionError(
+                f"tournament {tournament_id} is {t.status.value}; create a new one"
+            )
+        if t.status is TournamentStatus.CREATED and self.store.set_tournament_status(
+            tournament_id, TournamentStatus.RUNNING, [TournamentStatus.CREATED]
+        ):
+            pending = self.store.list_matches(tournament_id, [MatchStatus.PENDING])
+            queued = self.store.mark_queued([m.match_id for m in pending], self.now())
+            self.enqueuer.enqueue(queued)
+        return self.get(tournament_id)
+
+    def cancel(self, tournament_id: str) -> TournamentRecord:
+        """Cancel every match not yet final; played results stay."""
+        t = self.get(tournament_id)
+        if t.status is TournamentStatus.FINISHED:
+            raise FailedPreconditionError(f"tournament {tournament_id} already finished")
+        if t.status is not TournamentStatus.CANCELLED:
+            self.store.set_tournament_status(
+                tournament_id,
+                TournamentStatus.CANCELLED,
+                [TournamentStatus.CREATED, TournamentStatus.RUNNING],
+            )
+            self.store.cancel_open_matches(tournament_id, self.now())
+        return self.get(tournament_id)
+
+    def recent(self, limit: int = 50) -> list[TournamentRecord]:
+        """Newest first."""
+        return self.store.list_tournaments(v.bounded("limit", limit or 50, 1, 1000))
+
+    def matches(self, tournament_id: str) -> list[MatchRecord]:
+        """Every match of a tournament."""
+        self.get(tournament_id)
+        return self.store.list_matches(tournament_id)
+
+    def standings(self, tournament_id: str) -> list[Standing]:
+        """Per-bot tally of finished matches: points = players at the table - 1 - rank."""
+        table: dict[str, Standing] = {}
+        for match in self.store.list_matches(tournament_id, [MatchStatus.FINISHED]):
+            n = len(match.seats)
+            first = sum(1 for s in match.seats if s.rank == 0)
+            for seat in match.seats:
+                rank = seat.rank if seat.rank is not None else n - 1
+                old = table.get(seat.bot_name, Standing(seat.bot_name))
+                table[seat.bot_name] = Standing(
+                    bot=old.bot,
+                    matches=old.matches + 1,
+                    wins=old.wins + (rank == 0 and first == 1),
+                    draws=old.draws + (rank == 0 and first > 1),
+                    losses=old.losses + (rank != 0),
+                    points=old.points + (n - 1 - rank),
+                    forfeits=old.forfeits + bool(seat.forfeit_reason),
+                )
+        return sorted(table.values(), key=lambda s: (-s.points, -s.wins, s.bot))
+
+    def watch(
+        self,
+        tournament_id: str,
+        include_finished: bool = False,
+        poll_seconds: float = 0.25,
+        stop: threading.Event | None = None,
+    ) -> Iterator[tuple[TournamentRecord, MatchRecord | None]]:
+        """The tournament now, then (progress, match) as each match becomes final; ends when
+        the tournament is final (or ``stop`` is set)."""
+        stop = stop or threading.Event()
+        first = self.get(tournament_id)
+        seen: set[str] = set()
+        if not include_finished:
+            seen = {m.match_id for m in self.store.finished_matches(tournament_id)}
+        yield first, None
+        while not stop.is_set():
+            t = self.get(tournament_id)
+            fresh = [
+                m for m in self.store.finished_matches(tournament_id) if m.match_id not in seen
+            ]
+            for match in fresh:
+                seen.add(match.match_id)
+                yield t, match
+            if not fresh:
+                if t.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
+                    return
+                stop.wait(poll_seconds)

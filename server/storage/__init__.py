@@ -1,0 +1,40 @@
+"""Persistence behind a small interface: :class:`~server.storage.base.Store`.
+
+``server.storage.sql.SqlStore`` implements it with SQLAlchemy 2 (SQLite by default, PostgreSQL
+by URL); migrations live in ``server/migrations`` and run at start-up.
+"""
+
+from server.storage.base import (
+    BotRecord,
+    DecisionRecord,
+    MatchRecord,
+    MatchStatus,
+    NewMatch,
+    NewTournament,
+    Outcome,
+    SeatOutcome,
+    SeatRecord,
+    Store,
+    StoreConflictError,
+    TournamentRecord,
+    TournamentStatus,
+)
+from server.storage.sql import SqlStore, open_store
+
+__all__ = [
+    "BotRecord",
+    "DecisionRecord",
+    "MatchRecord",
+    "MatchStatus",
+    "NewMatch",
+    "NewTournament",
+    "Outcome",
+    "SeatOutcome",
+    "SeatRecord",
+    "SqlStore",
+    "Store",
+    "StoreConflictError",
+    "TournamentRecord",
+    "TournamentStatus",
+    "open_store",
+]

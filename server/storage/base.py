@@ -1,0 +1,289 @@
+"""The storage interface and the values it speaks (no SQLAlchemy here)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol
+
+from server.elo import BotRating
+
+
+def utcnow() -> datetime:
+    """Naive UTC: both SQLite and PostgreSQL columns are ``timestamp without time zone``."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class MatchStatus(enum.Enum):
+    """Life of a match; the last three are final."""
+
+    PENDING = "pending"
+    QUEUED = "queued"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+    @property
+    def final(self) -> bool:
+        """True once nothing can change the match."""
+        return self in (MatchStatus.FINISHED, MatchStatus.CANCELLED, MatchStatus.FAILED)
+
+
+class TournamentStatus(enum.Enum):
+    """Life of a tournament."""
+
+    CREATED = "created"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+class StoreConflictError(Exception):
+    """The write contradicts what is stored (e.g. a bot name taken by a built-in bot)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotRecord:
+    """A bot and its latest version."""
+
+    name: str
+    origin: str  # builtin | uploaded
+    games: tuple[str, ...]
+    description: str
+    latest_version: int
+    version_id: int
+    retired: bool
+    code_sha256: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """A seat of a match."""
+
+    seat: int
+    bot_name: str
+    bot_version: int
+    origin: str
+    code_sha256: str
+    score: int | None = None
+    rank: int | None = None
+    forfeit_reason: str = ""
+    forfeit_detail: str = ""
+    forfeit_at: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """A match as stored."""
+
+    match_id: str
+    tournament_id: str
+    game: str
+    rules_version: str
+    seed: int
+    status: MatchStatus
+    round: int
+    table: int
+    rotation: int
+    attempts: int
+    decision_time_ms: int
+    time_bank_ms: int
+    seats: tuple[SeatRecord, ...]
+    decision_count: int = 0
+    duration_seconds: float = 0.0
+    finished_at: datetime | None = None
+    void_reason: str = ""
+    claimed_by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRecord:
+    """A tournament with its match counts by status."""
+
+    tournament_id: str
+    game: str
+    format: str
+    status: TournamentStatus
+    bots: tuple[str, ...]  # name@version, entry order
+    players_per_table: int
+    rounds: int
+    seed: int
+    decision_time_ms: int
+    time_bank_ms: int
+    rated: bool
+    created_at: datetime
+    finished_at: datetime | None
+    counts: dict[MatchStatus, int] = field(default_factory=dict)
+
+    @property
+    def matches_total(self) -> int:
+        """All matches of the tournament."""
+        return sum(self.counts.values())
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRecord:
+    """One logged decision."""
+
+    index: int
+    player: int
+    legal_count: int
+    action_json: str
+    action_text: str
+    seconds: float
+    by_fallback: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NewMatch:
+    """A match to create: seats are bot version ids by seat."""
+
+    match_id: str
+    round: int
+    table: int
+    rotation: int
+    seed: int
+    seat_version_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NewTournament:
+    """A tournament to create with its matches."""
+
+    tournament_id: str
+    game: str
+    rules_version: str
+    format: str
+    players_per_table: int
+    rounds: int
+    seed: int
+    decision_time_ms: int
+    time_bank_ms: int
+    rated: bool
+    entry_version_ids: tuple[int, ...]
+    matches: tuple[NewMatch, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatOutcome:
+    """How one seat ended."""
+
+    score: int
+    rank: int
+    forfeit_reason: str = ""
+    forfeit_detail: str = ""
+    forfeit_at: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A played match as reported by a worker (validated by the service)."""
+
+    seats: tuple[SeatOutcome, ...]
+    decisions: tuple[DecisionRecord, ...]
+    duration_seconds: float
+
+
+class Store(Protocol):
+    """What the services need from persistence. Every method is one transaction."""
+
+    def upsert_builtin_bot(self, name: str, games: Sequence[str], description: str) -> BotRecord:
+        """Register (or refresh) a built-in bot."""
+        ...
+
+    def add_bot_version(
+        self, name: str, game: str, code: bytes, sha256: str, description: str
+    ) -> tuple[BotRecord, bool]:
+        """Store code and a new version unless this code is already one; (bot, created)."""
+        ...
+
+    def get_bot(self, name: str) -> BotRecord | None:
+        """A bot by name."""
+        ...
+
+    def list_bots(self, game: str = "", include_retired: bool = False) -> list[BotRecord]:
+        """Bots, by name."""
+        ...
+
+    def retire_bot(self, name: str) -> BotRecord | None:
+        """Mark a bot retired; ``None`` if unknown."""
+        ...
+
+    def get_code(self, sha256: str) -> bytes | None:
+        """Uploaded code by hash."""
+        ...
+
+    def create_tournament(self, spec: NewTournament) -> TournamentRecord:
+        """Create a tournament and all its matches (PENDING)."""
+        ...
+
+    def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
+        """A tournament with its counts."""
+        ...
+
+    def list_tournaments(self, limit: int) -> list[TournamentRecord]:
+        """Newest first."""
+        ...
+
+    def set_tournament_status(
+        self, tournament_id: str, status: TournamentStatus, only_from: Sequence[TournamentStatus]
+    ) -> bool:
+        """Change status if the current one is in ``only_from``; True if changed."""
+        ...
+
+    def list_matches(
+        self, tournament_id: str, statuses: Sequence[MatchStatus] = ()
+    ) -> list[MatchRecord]:
+        """A tournament's matches (optionally only some statuses), in creation order."""
+        ...
+
+    def finished_matches(self, tournament_id: str) -> list[MatchRecord]:
+        """A tournament's final matches in the order they became final."""
+        ...
+
+    def get_match(self, match_id: str) -> MatchRecord | None:
+        """A match with its seats."""
+        ...
+
+    def get_decisions(self, match_id: str) -> list[DecisionRecord]:
+        """A match's action log."""
+        ...
+
+    def mark_queued(self, match_ids: Sequence[str], now: datetime) -> list[str]:
+        """PENDING/QUEUED/RUNNING (non-final) -> QUEUED with attempts + 1; ids changed."""
+        ...
+
+    def claim_match(
+        self, match_id: str, worker_id: str, lease_until: datetime
+    ) -> MatchRecord | None:
+        """Take a lease on a non-final match (RUNNING); return the match as stored."""
+        ...
+
+    def finalize_match(self, match_id: str, outcome: Outcome, now: datetime) -> bool:
+        """Record a result if the match is not final (and update ratings); True if recorded."""
+        ...
+
+    def void_attempt(self, match_id: str, reason: str, max_attempts: int) -> MatchStatus | None:
+        """An attempt failed for infrastructure reasons: QUEUED again, or FAILED when out of
+        attempts; ``None`` if the match is unknown or already final."""
+        ...
+
+    def cancel_open_matches(self, tournament_id: str, now: datetime) -> int:
+        """Cancel every non-final match of a tournament; how many."""
+        ...
+
+    def stale_matches(self, now: datetime, queued_before: datetime) -> list[str]:
+        """RUNNING matches whose lease expired and QUEUED ones queued before ``queued_before``."""
+        ...
+
+    def leaderboard(self, game: str) -> list[BotRating]:
+        """Ratings of a game, best first."""
+        ...
+
+    def rebuild_ratings(self, game: str) -> list[BotRating]:
+        """Recompute a game's ratings from the result log; best first."""
+        ...

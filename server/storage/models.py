@@ -1,0 +1,175 @@
+"""SQLAlchemy ORM models: the relational system of record.
+
+``results`` is an append-only log keyed by match id (one row per finished match, in the
+order they were recorded); ``ratings`` is derived from it and can always be rebuilt.
+Schema changes go through Alembic (``server/migrations``), never ``create_all``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every table."""
+
+
+class User(Base):
+    """An account that owns bots (one local user until accounts arrive)."""
+
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class Bot(Base):
+    """A named bot; built-in (announced by workers) or uploaded (versions with code)."""
+
+    __tablename__ = "bots"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    origin: Mapped[str] = mapped_column(String(16))  # builtin | uploaded
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    games: Mapped[str] = mapped_column(Text)  # comma-separated game names
+    description: Mapped[str] = mapped_column(Text, default="")
+    retired: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class BotVersion(Base):
+    """One version of a bot; uploaded versions point at their code by SHA-256."""
+
+    __tablename__ = "bot_versions"
+    __table_args__ = (UniqueConstraint("bot_id", "version"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    code_sha256: Mapped[str | None] = mapped_column(ForeignKey("bot_code.sha256"))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class BotCode(Base):
+    """Uploaded source, content-addressed."""
+
+    __tablename__ = "bot_code"
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    code: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class Tournament(Base):
+    """A tournament: its parameters and status; its matches are rows of ``matches``."""
+
+    __tablename__ = "tournaments"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game: Mapped[str] = mapped_column(String(64))
+    format: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    players_per_table: Mapped[int] = mapped_column(Integer)
+    rounds: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    decision_time_ms: Mapped[int] = mapped_column(Integer)
+    time_bank_ms: Mapped[int] = mapped_column(Integer)
+    rated: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class TournamentEntry(Base):
+    """A bot version entered in a tournament."""
+
+    __tablename__ = "tournament_entries"
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+
+
+class Match(Base):
+    """One match: scheduling state, lease and (once final) its outcome."""
+
+    __tablename__ = "matches"
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    game: Mapped[str] = mapped_column(String(64))
+    rules_version: Mapped[str] = mapped_column(String(32))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    round: Mapped[int] = mapped_column(Integer)
+    table_index: Mapped[int] = mapped_column(Integer)
+    rotation: Mapped[int] = mapped_column(Integer)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    claimed_by: Mapped[str | None] = mapped_column(String(128))
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime)
+    queued_at: Mapped[datetime | None] = mapped_column(DateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime, index=True)
+    duration_seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    void_reason: Mapped[str] = mapped_column(Text, default="")
+
+
+class MatchSeat(Base):
+    """A seat of a match: who plays it and, once final, how it ended."""
+
+    __tablename__ = "match_seats"
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    score: Mapped[int | None] = mapped_column(Integer)
+    rank: Mapped[int | None] = mapped_column(Integer)
+    forfeit_reason: Mapped[str] = mapped_column(String(32), default="")
+    forfeit_detail: Mapped[str] = mapped_column(Text, default="")
+    forfeit_at: Mapped[int | None] = mapped_column(Integer)
+
+
+class Decision(Base):
+    """One logged decision of a finished match (the action log)."""
+
+    __tablename__ = "decisions"
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    idx: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player: Mapped[int] = mapped_column(Integer)
+    legal_count: Mapped[int] = mapped_column(Integer)
+    action_json: Mapped[str] = mapped_column(Text)
+    action_text: Mapped[str] = mapped_column(Text)
+    seconds: Mapped[float] = mapped_column(Float)
+    by_fallback: Mapped[bool] = mapped_column(Boolean)
+
+
+class ResultLog(Base):
+    """Append-only: one row per finished match, in recording order (ratings rebuild from it)."""
+
+    __tablename__ = "results"
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), unique=True)
+    game: Mapped[str] = mapped_column(String(64), index=True)
+    rated: Mapped[bool] = mapped_column(Boolean)
+    bots: Mapped[str] = mapped_column(Text)  # bot names by seat, comma-separated
+    ranks: Mapped[str] = mapped_column(Text)  # ranks by seat, comma-separated
+    recorded_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class Rating(Base):
+    """Elo per (game, bot): derived from ``results``."""
+
+    __tablename__ = "ratings"
+    game: Mapped[str] = mapped_column(String(64), primary_key=True)
+    bot_name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)

@@ -1,0 +1,141 @@
+"""Bots, their versions and uploaded code."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from server.storage import models as m
+from server.storage.base import (
+    BotRecord,
+    StoreConflictError,
+    utcnow,
+)
+from server.storage.sqlbase import SqlBase
+
+LOCAL_USER = "local"
+
+
+class BotsPart(SqlBase):
+    """Bots, their versions and uploaded code."""
+
+    def upsert_builtin_bot(self, name: str, games: Sequence[str], description: str) -> BotRecord:
+        with self._tx() as s:
+            bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
+            now = utcnow()
+            if bot is None:
+                bot = m.Bot(name=name, origin="builtin", games=",".join(games), created_at=now)
+                bot.description = description
+                bot.retired = False
+                s.add(bot)
+                s.flush()
+                s.add(m.BotVersion(bot_id=bot.id, version=1, created_at=now))
+            elif bot.origin != "builtin":
+                raise StoreConflictError(f"bot name {name!r} is taken by an uploaded bot")
+            else:
+                merged = sorted(set(bot.games.split(",")) | set(games) - {""})
+                bot.games = ",".join(merged)
+                bot.description = description or bot.description
+            s.flush()
+            return self._bot_record(s, bot)
+
+    def add_bot_version(
+        self, name: str, game: str, code: bytes, sha256: str, description: str
+    ) -> tuple[BotRecord, bool]:
+        with self._tx() as s:
+            now = utcnow()
+            bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
+            if bot is None:
+                owner = self._local_user(s)
+                bot = m.Bot(
+                    name=name, origin="uploaded", owner_id=owner, games=game, created_at=now
+                )
+                bot.description = description
+                bot.retired = False
+                s.add(bot)
+                s.flush()
+            elif bot.origin != "uploaded":
+                raise StoreConflictError(f"bot name {name!r} belongs to a built-in bot")
+            elif bot.games != game:
+                raise StoreConflictError(f"bot {name!r} plays {bot.games}, not {game}")
+            elif bot.retired:
+                raise StoreConflictError(f"bot {name!r} is retired")
+            existing = s.scalar(
+                select(m.BotVersion).where(
+                    m.BotVersion.bot_id == bot.id, m.BotVersion.code_sha256 == sha256
+                )
+            )
+            if existing is not None:
+                return self._bot_record(s, bot), False
+            if s.get(m.BotCode, sha256) is None:
+                s.add(m.BotCode(sha256=sha256, code=code, created_at=now))
+            latest = s.scalar(
+                select(func.max(m.BotVersion.version)).where(m.BotVersion.bot_id == bot.id)
+            )
+            s.add(
+                m.BotVersion(
+                    bot_id=bot.id, version=(latest or 0) + 1, code_sha256=sha256, created_at=now
+                )
+            )
+            if description:
+                bot.description = description
+            s.flush()
+            return self._bot_record(s, bot), True
+
+    def get_bot(self, name: str) -> BotRecord | None:
+        with self._tx() as s:
+            bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
+            return None if bot is None else self._bot_record(s, bot)
+
+    def list_bots(self, game: str = "", include_retired: bool = False) -> list[BotRecord]:
+        with self._tx() as s:
+            bots = s.scalars(select(m.Bot).order_by(m.Bot.name)).all()
+            records = [self._bot_record(s, b) for b in bots]
+        return [
+            r
+            for r in records
+            if (include_retired or not r.retired) and (not game or game in r.games)
+        ]
+
+    def retire_bot(self, name: str) -> BotRecord | None:
+        with self._tx() as s:
+            bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
+            if bot is None:
+                return None
+            bot.retired = True
+            s.flush()
+            return self._bot_record(s, bot)
+
+    def get_code(self, sha256: str) -> bytes | None:
+        with self._tx() as s:
+            row = s.get(m.BotCode, sha256)
+            return None if row is None else bytes(row.code)
+
+    def _local_user(self, s: Session) -> int:
+        user = s.scalar(select(m.User).where(m.User.name == LOCAL_USER))
+        if user is None:
+            user = m.User(name=LOCAL_USER, created_at=utcnow())
+            s.add(user)
+            s.flush()
+        return user.id
+
+    def _bot_record(self, s: Session, bot: m.Bot) -> BotRecord:
+        version = s.scalar(
+            select(m.BotVersion)
+            .where(m.BotVersion.bot_id == bot.id)
+            .order_by(m.BotVersion.version.desc())
+            .limit(1)
+        )
+        return BotRecord(
+            name=bot.name,
+            origin=bot.origin,
+            games=tuple(g for g in bot.games.split(",") if g),
+            description=bot.description,
+            latest_version=version.version if version else 0,
+            version_id=version.id if version else 0,
+            retired=bot.retired,
+            code_sha256=(version.code_sha256 or "") if version else "",
+            created_at=bot.created_at,
+        )

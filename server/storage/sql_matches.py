@@ -1,0 +1,276 @@
+"""Matches: queueing, leases, final results (exactly once), cancellation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from server.storage import models as m
+from server.storage.base import (
+    DecisionRecord,
+    MatchRecord,
+    MatchStatus,
+    Outcome,
+    SeatRecord,
+    TournamentStatus,
+    utcnow,
+)
+from server.storage.sql_ratings import apply_ratings
+from server.storage.sqlbase import FINAL, SqlBase, rowcount
+
+
+class MatchesPart(SqlBase):
+    """Matches: queueing, leases, final results (exactly once), cancellation."""
+
+    def list_matches(
+        self, tournament_id: str, statuses: Sequence[MatchStatus] = ()
+    ) -> list[MatchRecord]:
+        with self._tx() as s:
+            q = select(m.Match).where(m.Match.tournament_id == tournament_id)
+            if statuses:
+                q = q.where(m.Match.status.in_([x.value for x in statuses]))
+            rows = s.scalars(q.order_by(m.Match.round, m.Match.table_index, m.Match.rotation)).all()
+            return [self._match_record(s, r) for r in rows]
+
+    def finished_matches(self, tournament_id: str) -> list[MatchRecord]:
+        with self._tx() as s:
+            rows = s.scalars(
+                select(m.Match)
+                .where(m.Match.tournament_id == tournament_id, m.Match.status.in_(FINAL))
+                .order_by(m.Match.finished_at, m.Match.id)
+            ).all()
+            return [self._match_record(s, r) for r in rows]
+
+    def get_match(self, match_id: str) -> MatchRecord | None:
+        with self._tx() as s:
+            row = s.get(m.Match, match_id)
+            return None if row is None else self._match_record(s, row)
+
+    def get_decisions(self, match_id: str) -> list[DecisionRecord]:
+        with self._tx() as s:
+            rows = s.scalars(
+                select(m.Decision).where(m.Decision.match_id == match_id).order_by(m.Decision.idx)
+            ).all()
+            return [
+                DecisionRecord(
+                    r.idx,
+                    r.player,
+                    r.legal_count,
+                    r.action_json,
+                    r.action_text,
+                    r.seconds,
+                    r.by_fallback,
+                )
+                for r in rows
+            ]
+
+    def mark_queued(self, match_ids: Sequence[str], now: datetime) -> list[str]:
+        changed = []
+        with self._tx() as s:
+            for mid in match_ids:
+                res = s.execute(
+                    update(m.Match)
+                    .where(m.Match.id == mid, m.Match.status.not_in(FINAL))
+                    .values(
+                        status=MatchStatus.QUEUED.value,
+                        attempts=m.Match.attempts + 1,
+                        queued_at=now,
+                        claimed_by=None,
+                        lease_until=None,
+                    )
+                )
+                if rowcount(res):
+                    changed.append(mid)
+        return changed
+
+    def claim_match(
+        self, match_id: str, worker_id: str, lease_until: datetime
+    ) -> MatchRecord | None:
+        with self._tx() as s:
+            s.execute(
+                update(m.Match)
+                .where(m.Match.id == match_id, m.Match.status.not_in(FINAL))
+                .values(
+                    status=MatchStatus.RUNNING.value, claimed_by=worker_id, lease_until=lease_until
+                )
+            )
+            row = s.get(m.Match, match_id)
+            return None if row is None else self._match_record(s, row)
+
+    def finalize_match(self, match_id: str, outcome: Outcome, now: datetime) -> bool:
+        with self._record_lock, self._tx() as s:
+            res = s.execute(
+                update(m.Match)
+                .where(m.Match.id == match_id, m.Match.status.not_in(FINAL))
+                .values(
+                    status=MatchStatus.FINISHED.value,
+                    finished_at=now,
+                    duration_seconds=outcome.duration_seconds,
+                    lease_until=None,
+                )
+            )
+            if rowcount(res) != 1:
+                return False
+            match = s.get(m.Match, match_id)
+            assert match is not None
+            seats = s.scalars(
+                select(m.MatchSeat)
+                .where(m.MatchSeat.match_id == match_id)
+                .order_by(m.MatchSeat.seat)
+            ).all()
+            for row, so in zip(seats, outcome.seats, strict=True):
+                row.score, row.rank = so.score, so.rank
+                row.forfeit_reason, row.forfeit_detail = so.forfeit_reason, so.forfeit_detail
+                row.forfeit_at = so.forfeit_at
+            s.add_all(
+                m.Decision(
+                    match_id=match_id,
+                    idx=d.index,
+                    player=d.player,
+                    legal_count=d.legal_count,
+                    action_json=d.action_json,
+                    action_text=d.action_text,
+                    seconds=d.seconds,
+                    by_fallback=d.by_fallback,
+                )
+                for d in outcome.decisions
+            )
+            tournament = s.get(m.Tournament, match.tournament_id)
+            assert tournament is not None
+            names = [self._bot_name(s, row.bot_version_id) for row in seats]
+            ranks = [so.rank for so in outcome.seats]
+            s.add(
+                m.ResultLog(
+                    match_id=match_id,
+                    game=match.game,
+                    rated=tournament.rated,
+                    bots=",".join(names),
+                    ranks=",".join(map(str, ranks)),
+                    recorded_at=now,
+                )
+            )
+            if tournament.rated:
+                apply_ratings(s, match.game, names, ranks)
+            s.flush()
+            self._maybe_finish(s, match.tournament_id, now)
+            return True
+
+    def void_attempt(self, match_id: str, reason: str, max_attempts: int) -> MatchStatus | None:
+        with self._tx() as s:
+            row = s.get(m.Match, match_id)
+            if row is None or MatchStatus(row.status).final:
+                return None
+            row.void_reason = reason[:2000]
+            row.claimed_by, row.lease_until = None, None
+            if row.attempts >= max_attempts:
+                row.status = MatchStatus.FAILED.value
+                row.finished_at = utcnow()
+                s.flush()
+                self._maybe_finish(s, row.tournament_id, row.finished_at)
+                return MatchStatus.FAILED
+            row.status = MatchStatus.QUEUED.value
+            return MatchStatus.QUEUED
+
+    def cancel_open_matches(self, tournament_id: str, now: datetime) -> int:
+        with self._tx() as s:
+            res = s.execute(
+                update(m.Match)
+                .where(m.Match.tournament_id == tournament_id, m.Match.status.not_in(FINAL))
+                .values(status=MatchStatus.CANCELLED.value, finished_at=now, lease_until=None)
+            )
+            return rowcount(res)
+
+    def stale_matches(self, now: datetime, queued_before: datetime) -> list[str]:
+        with self._tx() as s:
+            running = s.scalars(
+                select(m.Match.id).where(
+                    m.Match.status == MatchStatus.RUNNING.value, m.Match.lease_until < now
+                )
+            ).all()
+            queued = s.scalars(
+                select(m.Match.id).where(
+                    m.Match.status == MatchStatus.QUEUED.value, m.Match.queued_at < queued_before
+                )
+            ).all()
+            return [*running, *queued]
+
+    def _maybe_finish(self, s: Session, tournament_id: str, now: datetime | None) -> None:
+        open_count = s.scalar(
+            select(func.count())
+            .select_from(m.Match)
+            .where(m.Match.tournament_id == tournament_id, m.Match.status.not_in(FINAL))
+        )
+        if open_count == 0:
+            s.execute(
+                update(m.Tournament)
+                .where(
+                    m.Tournament.id == tournament_id,
+                    m.Tournament.status == TournamentStatus.RUNNING.value,
+                )
+                .values(status=TournamentStatus.FINISHED.value, finished_at=now or utcnow())
+            )
+
+    def _bot_name(self, s: Session, version_id: int) -> str:
+        name = s.scalar(
+            select(m.Bot.name)
+            .join(m.BotVersion, m.BotVersion.bot_id == m.Bot.id)
+            .where(m.BotVersion.id == version_id)
+        )
+        return str(name)
+
+    def _match_record(self, s: Session, row: m.Match) -> MatchRecord:
+        seats = s.execute(
+            select(
+                m.MatchSeat,
+                m.Bot.name,
+                m.Bot.origin,
+                m.BotVersion.version,
+                m.BotVersion.code_sha256,
+            )
+            .join(m.BotVersion, m.BotVersion.id == m.MatchSeat.bot_version_id)
+            .join(m.Bot, m.Bot.id == m.BotVersion.bot_id)
+            .where(m.MatchSeat.match_id == row.id)
+            .order_by(m.MatchSeat.seat)
+        ).all()
+        tournament = s.get(m.Tournament, row.tournament_id)
+        assert tournament is not None
+        count = s.scalar(
+            select(func.count()).select_from(m.Decision).where(m.Decision.match_id == row.id)
+        )
+        return MatchRecord(
+            match_id=row.id,
+            tournament_id=row.tournament_id,
+            game=row.game,
+            rules_version=row.rules_version,
+            seed=row.seed,
+            status=MatchStatus(row.status),
+            round=row.round,
+            table=row.table_index,
+            rotation=row.rotation,
+            attempts=row.attempts,
+            decision_time_ms=tournament.decision_time_ms,
+            time_bank_ms=tournament.time_bank_ms,
+            seats=tuple(
+                SeatRecord(
+                    seat=seat.seat,
+                    bot_name=name,
+                    bot_version=version,
+                    origin=origin,
+                    code_sha256=sha or "",
+                    score=seat.score,
+                    rank=seat.rank,
+                    forfeit_reason=seat.forfeit_reason,
+                    forfeit_detail=seat.forfeit_detail,
+                    forfeit_at=seat.forfeit_at,
+                )
+                for seat, name, origin, version, sha in seats
+            ),
+            decision_count=int(count or 0),
+            duration_seconds=row.duration_seconds,
+            finished_at=row.finished_at,
+            void_reason=row.void_reason,
+            claimed_by=row.claimed_by or "",
+        )

@@ -1,0 +1,135 @@
+"""Tournaments and their progress counts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from server.storage import models as m
+from server.storage.base import (
+    MatchStatus,
+    NewTournament,
+    TournamentRecord,
+    TournamentStatus,
+    utcnow,
+)
+from server.storage.sqlbase import SqlBase, rowcount
+
+
+class TournamentsPart(SqlBase):
+    """Tournaments and their progress counts."""
+
+    def create_tournament(self, spec: NewTournament) -> TournamentRecord:
+        with self._tx() as s:
+            s.add(
+                m.Tournament(
+                    id=spec.tournament_id,
+                    game=spec.game,
+                    format=spec.format,
+                    status=TournamentStatus.CREATED.value,
+                    players_per_table=spec.players_per_table,
+                    rounds=spec.rounds,
+                    seed=spec.seed,
+                    decision_time_ms=spec.decision_time_ms,
+                    time_bank_ms=spec.time_bank_ms,
+                    rated=spec.rated,
+                    created_at=utcnow(),
+                )
+            )
+            s.flush()
+            for pos, vid in enumerate(spec.entry_version_ids):
+                s.add(
+                    m.TournamentEntry(
+                        tournament_id=spec.tournament_id, position=pos, bot_version_id=vid
+                    )
+                )
+            for nm in spec.matches:
+                s.add(
+                    m.Match(
+                        id=nm.match_id,
+                        tournament_id=spec.tournament_id,
+                        game=spec.game,
+                        rules_version=spec.rules_version,
+                        seed=nm.seed,
+                        status=MatchStatus.PENDING.value,
+                        round=nm.round,
+                        table_index=nm.table,
+                        rotation=nm.rotation,
+                        attempts=0,
+                        duration_seconds=0.0,
+                        void_reason="",
+                    )
+                )
+            s.flush()
+            for nm in spec.matches:
+                for seat, vid in enumerate(nm.seat_version_ids):
+                    s.add(m.MatchSeat(match_id=nm.match_id, seat=seat, bot_version_id=vid))
+            s.flush()
+            found = self._tournament_record(s, spec.tournament_id)
+            assert found is not None
+            return found
+
+    def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
+        with self._tx() as s:
+            return self._tournament_record(s, tournament_id)
+
+    def list_tournaments(self, limit: int) -> list[TournamentRecord]:
+        with self._tx() as s:
+            ids = s.scalars(
+                select(m.Tournament.id).order_by(m.Tournament.created_at.desc()).limit(limit)
+            ).all()
+            return [r for r in (self._tournament_record(s, i) for i in ids) if r is not None]
+
+    def set_tournament_status(
+        self, tournament_id: str, status: TournamentStatus, only_from: Sequence[TournamentStatus]
+    ) -> bool:
+        with self._tx() as s:
+            values: dict[str, Any] = {"status": status.value}
+            if status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
+                values["finished_at"] = utcnow()
+            res = s.execute(
+                update(m.Tournament)
+                .where(
+                    m.Tournament.id == tournament_id,
+                    m.Tournament.status.in_([x.value for x in only_from]),
+                )
+                .values(**values)
+            )
+            return rowcount(res) == 1
+
+    def _tournament_record(self, s: Session, tournament_id: str) -> TournamentRecord | None:
+        t = s.get(m.Tournament, tournament_id)
+        if t is None:
+            return None
+        entries = s.execute(
+            select(m.Bot.name, m.BotVersion.version)
+            .select_from(m.TournamentEntry)
+            .join(m.BotVersion, m.BotVersion.id == m.TournamentEntry.bot_version_id)
+            .join(m.Bot, m.Bot.id == m.BotVersion.bot_id)
+            .where(m.TournamentEntry.tournament_id == tournament_id)
+            .order_by(m.TournamentEntry.position)
+        ).all()
+        counts = s.execute(
+            select(m.Match.status, func.count())
+            .where(m.Match.tournament_id == tournament_id)
+            .group_by(m.Match.status)
+        ).all()
+        return TournamentRecord(
+            tournament_id=t.id,
+            game=t.game,
+            format=t.format,
+            status=TournamentStatus(t.status),
+            bots=tuple(f"{name}@{version}" for name, version in entries),
+            players_per_table=t.players_per_table,
+            rounds=t.rounds,
+            seed=t.seed,
+            decision_time_ms=t.decision_time_ms,
+            time_bank_ms=t.time_bank_ms,
+            rated=t.rated,
+            created_at=t.created_at,
+            finished_at=t.finished_at,
+            counts={MatchStatus(status): int(n) for status, n in counts},
+        )

