@@ -1,0 +1,214 @@
+"""What each player sees (FM-STATE-2), determinization and conserved totals.
+
+Public: characters, wallets, debts, farms, defamations, jail, card counts, CM tops (and
+stack sizes), pile sizes, the used Year Events. Hidden: hand identities (own hand shown to
+its owner), deck and Year Event pile order, others' unrevealed selections, drawn cards.
+Tasos (and whoever he told, variant) sees the coming two events before phase 2.
+"""
+
+from __future__ import annotations
+
+import random
+
+from games.core import JSON
+from games.farmaria import data as d
+from games.farmaria import market
+from games.farmaria.farm import CTYPE, NUM_CARDS, Field
+from games.farmaria.state import (
+    AUCTION_BID,
+    DECISION_NAMES,
+    SELECT,
+    THEFT_DEFENCE,
+    FarmariaState,
+)
+
+EVENT_IDS = tuple(e for e, _ in d.EVENTS)
+
+
+def _names(cards: list[int]) -> list[str]:
+    return sorted(d.CARD_IDS[CTYPE[c]] for c in cards)
+
+
+def _field(f: Field) -> dict[str, JSON]:
+    return {
+        "stables": [_names(a) for a in f.inside],
+        "outside": _names(f.outside),
+        "full": f.is_full(),
+    }
+
+
+def _item(s: FarmariaState, c: int) -> JSON:
+    b = s.bundles.get(c)
+    if b is None:
+        return d.CARD_IDS[CTYPE[c]]
+    return {"bundle": _field(b)}
+
+
+def _decision(s: FarmariaState, viewer: int) -> dict[str, JSON]:
+    out: dict[str, JSON] = {"kind": DECISION_NAMES[s.dec], "player": None if s.over else s.actor}
+    if s.over:
+        return out
+    out["active"] = s.active
+    if s.dec == SELECT:
+        out["remaining"] = s.sel_left
+    if s.dec == THEFT_DEFENCE:
+        fi, st = s.move_from
+        out["thief"] = s.active
+        out["animal"] = d.CARD_IDS[CTYPE[s.move_card]]
+        out["field"] = fi
+        out["stable"] = st
+    if s.lot >= 0:
+        out["lot"] = _item(s, s.lot)
+        out["high_bid"] = s.high
+        out["high_bidder"] = s.high_bidder
+        out["passed"] = list(s.passed)
+    if s.dec == AUCTION_BID:
+        out["bidder"] = s.bidder
+    if s.pending >= 0:
+        out["placing"] = d.CARD_IDS[CTYPE[s.pending]]
+    if s.reloc:
+        out["relocating"] = _names(s.reloc[:1])
+    if s.drawn and viewer == s.drawn_owner:
+        out["drawn"] = _names(s.drawn)
+    return out
+
+
+def observation(s: FarmariaState, viewer: int) -> dict[str, JSON]:
+    """Observation of ``viewer`` (-1: spectator / public state)."""
+    selecting = s.dec == SELECT and not s.over
+    players: list[JSON] = []
+    for p in range(s.n):
+        info: dict[str, JSON] = {
+            "character": d.CHARACTERS[s.char[p]].id if s.char[p] >= 0 else None,
+            "wallet": s.wallet[p],
+            "debt": s.debt[p],
+            "defamations": s.defam[p],
+            "jailed": s.jailed_now[p],
+            "jailed_next_year": s.jailed_next[p],
+            "vp": s.vp[p],
+            "farm": [_field(f) for f in s.farm[p]],
+            "hand_size": len(s.sel[p]) + len(s.fd[p]) + len(s.opp[p]),
+            "played": [d.CARD_IDS[t] for t in range(d.THIEF, d.TAX_EVASION + 1)
+                       if s.played[p] >> (t - d.THIEF) & 1],
+            "turn_passed": s.phase3_done[p],
+            "gift_pending": s.gift_pending[p],
+        }  # fmt: skip
+        if not selecting:
+            info["selected_count"] = len(s.sel[p]) + len(s.opp[p])
+            info["face_down_count"] = len(s.fd[p])
+            info["opportunity_count"] = len(s.opp[p])
+        if p == viewer:
+            info["selected"] = _names(s.sel[p])
+            info["face_down"] = _names(s.fd[p])
+            info["opportunity"] = _names(s.opp[p])
+        players.append(info)
+    obs: dict[str, JSON] = {
+        "year": s.year,
+        "turn_order": list(s.order),
+        "players": players,
+        "market": [
+            {"top": _item(s, stack[-1]) if stack else None, "size": len(stack)} for stack in s.cm
+        ],
+        "marker": s.marker + 1,
+        "deck_size": len(s.deck),
+        "event_piles": [len(s.ye_piles[0]), len(s.ye_piles[1])],
+        "events": [EVENT_IDS[market.ETYPE[c]] for c in s.ye_current],
+        "effective_events": [EVENT_IDS[e] for e in range(len(EVENT_IDS)) if s.effective >> e & 1],
+        "used_events": sorted(EVENT_IDS[market.ETYPE[c]] for c in s.ye_discard),
+        "end_triggered": s.end_triggered,
+        "decision": _decision(s, viewer),
+    }
+    if viewer >= 0:
+        obs["me"] = viewer
+        if s.ye_known >> viewer & 1:  # FM-P1-2, FM-CHAR-10
+            obs["foresight"] = [EVENT_IDS[market.ETYPE[pile[-1]]] for pile in s.ye_piles if pile]
+    return obs
+
+
+#: re-deals tried before the acting player's hidden cards are kept as they are
+REDEAL_TRIES = 20
+
+
+def determinize(s: FarmariaState, viewer: int, rng: random.Random) -> FarmariaState:
+    """Re-deal every card ``viewer`` cannot identify and re-order the event piles.
+
+    The viewer sees that the acting player is being asked, so a real decision (two options
+    or more) is pending: deals that would leave it a single option are rejected; after
+    ``REDEAL_TRIES`` failures the acting player's own hidden cards are kept.
+    """
+    from games.farmaria import rules
+
+    t = s.clone()
+    for attempt in range(REDEAL_TRIES + 1):
+        t = s.clone()
+        keep_actor = attempt == REDEAL_TRIES
+        _redeal(t, viewer, rng, keep_actor)
+        if t.over or len(rules.legal(t)) >= 2:
+            break
+    if not t.ye_known >> viewer & 1:
+        evs = t.ye_piles[0] + t.ye_piles[1]
+        rng.shuffle(evs)
+        n0 = len(t.ye_piles[0])
+        t.ye_piles = [evs[:n0], evs[n0:]]
+    else:  # Tasos (or whoever he told) knows the two tops
+        for pile in t.ye_piles:
+            if len(pile) > 1:
+                rest = pile[:-1]
+                rng.shuffle(rest)
+                pile[:-1] = rest
+    t.chance = s.chance.reseeded(rng)
+    t.invalidate()
+    if not t.over:
+        t._legal = rules.legal(t)
+    return t
+
+
+def _redeal(t: FarmariaState, viewer: int, rng: random.Random, keep_actor: bool) -> None:
+    """Shuffle the cards ``viewer`` cannot identify among the places they could be."""
+    fixed = t.known_all | t.known_by[viewer]
+    zones: list[list[int]] = []
+    for q in range(t.n):
+        if q == viewer or (keep_actor and q == t.actor):
+            continue
+        zones.extend((t.sel[q], t.fd[q], t.opp[q]))  # an unrevealed split is redrawn too
+    if t.drawn and t.drawn_owner != viewer and not (keep_actor and t.drawn_owner == t.actor):
+        zones.append(t.drawn)
+    zones.append(t.deck)
+    pool = [c for z in zones for c in z if c not in fixed]
+    rng.shuffle(pool)
+    it = iter(pool)
+    for z in zones:
+        z[:] = [c if c in fixed else next(it) for c in z]
+
+
+def conserved_totals(s: FarmariaState) -> dict[str, int]:
+    """Every management card is somewhere; the 36 Year Events too."""
+    counts = [0] * len(d.CARD_IDS)
+    where: list[int] = list(s.deck) + s.removed + s.reloc + s.drawn
+    for stack in s.cm:
+        for c in stack:
+            where.extend(market_item(s, c))
+    for p in range(s.n):
+        where.extend(s.sel[p])
+        where.extend(s.fd[p])
+        where.extend(s.opp[p])
+        for f in s.farm[p]:
+            where.extend(f.cards())
+    for c in (s.pending, s.theft_card, s.lot):
+        if c >= 0:
+            where.extend(market_item(s, c))
+    for c in where:
+        counts[CTYPE[c]] += 1
+    out = {f"cards_{d.CARD_IDS[t]}": counts[t] for t in range(len(counts))}
+    out["cards_total"] = len(where)
+    out["cards_distinct"] = len(set(where))
+    out["events_total"] = (
+        len(s.ye_piles[0]) + len(s.ye_piles[1]) + len(s.ye_discard) + len(s.ye_current)
+    )
+    out["cards_expected"] = NUM_CARDS
+    return out
+
+
+def market_item(s: FarmariaState, c: int) -> list[int]:
+    b = s.bundles.get(c)
+    return [c] if b is None else b.cards()

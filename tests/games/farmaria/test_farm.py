@@ -1,0 +1,155 @@
+"""The farm: fields, space, stables, placement, moving, demolishing (FM-FARM-*)."""
+
+from __future__ import annotations
+
+from tests.games.farmaria.helpers import (
+    act,
+    at_3a,
+    at_4a,
+    blank,
+    farm_names,
+    field,
+    hand,
+    put,
+    strs,
+)
+
+
+def _full(s, p: int = 0) -> list[bool]:  # type: ignore[no-untyped-def]
+    return [f["full"] for f in s.observation(p)["players"][p]["farm"]]
+
+
+def test_T_13_field_capacity_and_full_fields() -> None:
+    """Covers: T-13
+    Covers: FM-FARM-2
+    Covers: FM-CONV-3"""
+    legal_full = [
+        [("cow", -1, 4), ("apple", -1, 2)],
+        [("hen", -1, 4), ("cow", -1, 1), ("olive", -1, 2), ("tractor", -1, 1)],
+        [("stable", -1, 1), ("cow", 0, 2), ("sheep", -1, 4)],
+        [("stable", -1, 1), ("hen", 0, 4), ("apple", -1, 4)],
+    ]
+    for contents in legal_full:
+        s = blank(("michalis", "anthi"))
+        for name, st, n in contents:
+            put(s, 0, name, 0, st, n)
+        assert _full(s) == [True]
+    s = blank(("michalis", "anthi"))
+    put(s, 0, "stable")
+    put(s, 0, "cow", 0, 0)
+    put(s, 0, "apple", n=4)
+    assert _full(s) == [False]  # 5 units
+    hand(s, 0, sel=["apple", "hen"])
+    s.wallet[0] = 20
+    at_3a(s, 0)
+    assert "buy apple from hand" not in strs(s)  # 1 stable + 5 plants is illegal
+    assert "buy hen from hand" in strs(s)  # the stable still has room for a small animal
+    s = blank(("michalis", "anthi"))
+    put(s, 0, "stable", n=3)
+    hand(s, 0, sel=["apple", "stable"])
+    s.wallet[0] = 20
+    at_3a(s, 0)
+    assert "buy apple from hand" not in strs(s) and "buy stable from hand" not in strs(s)
+
+
+def test_T_21_full_field_vp() -> None:
+    """Covers: T-21
+    Covers: FM-FARM-8"""
+    s = blank(("michalis", "anthi"))
+    put(s, 0, "stable")
+    put(s, 0, "cow", 0, 0, 2)
+    put(s, 0, "apple", n=4)
+    s.wallet[0] = 0
+    at_4a(s)
+    assert s.vp[0] - s.wallet[0] // 10 == 12
+    s = blank(("michalis", "anthi"))
+    put(s, 0, "stable")
+    put(s, 0, "cow", 0, 0, 2)
+    put(s, 0, "apple", n=4)
+    s.wallet[0] = 0
+    at_3a(s, 0)
+    act(s, "sell cow F0/S0")
+    s.wallet[0] = 0
+    at_4a(s)
+    assert s.vp[0] - s.wallet[0] // 10 == 8
+
+
+def test_FM_FARM_1_hand_goods_are_not_owned() -> None:
+    s = blank(("michalis", "anthi"))
+    hand(s, 0, sel=["horse"], fd=["cow"])
+    s.wallet[0] = 0
+    at_4a(s)
+    assert s.vp[0] == 0 and s.wallet[0] == 5  # no income, no upkeep, no VP from hand cards
+
+
+def test_FM_FARM_3_placement_choice() -> None:
+    """FM-DEC-8: the buyer chooses the field and, for an animal, a stable with room.
+    Covers: FM-DEC-8"""
+    s = blank(("michalis", "anthi"))
+    put(s, 0, "stable")
+    field(s, 0)
+    hand(s, 0, sel=["cow", "apple", "field"])
+    s.wallet[0] = 30
+    at_3a(s, 0)
+    act(s, "buy cow from hand")
+    assert strs(s) == ["place F0", "place F0/S0", "place F1"]
+    act(s, "place F0/S0")
+    act(s, "buy apple from hand")
+    assert strs(s) == ["place F0", "place F1"]
+    act(s, "place F1")
+    act(s, "buy field from hand")  # a field needs no place: a new field
+    assert farm_names(s, 0) == [["cow", "stable"], ["apple"], []]
+
+
+def test_T_28_one_move_per_good() -> None:
+    """Covers: T-28
+    Covers: FM-FARM-4
+    Covers: FM-FARM-6
+    Covers: FM-DEC-9
+    Covers: FM-DEC-10"""
+    s = blank(("michalis", "anthi"))
+    put(s, 0, "cow")
+    put(s, 0, "stable")
+    put(s, 0, "sheep", 0, 0, 2)
+    f2 = field(s, 0)
+    put(s, 0, "stable", f2)
+    at_3a(s, 0)
+    act(s, "move cow F0")
+    assert strs(s) == ["place F1", "place F1/S0"]  # every legal location except its own
+    act(s, "place F1/S0")
+    assert "move cow F1/S0" not in strs(s)  # moved once this 3a
+    assert "move sheep F0/S0" in strs(s)
+    act(s, "demolish F0/S0")
+    assert s.observation(0)["decision"]["kind"] == "relocate"
+    assert strs(s) == ["place F0", "place F1", "place F1/S0", "sell it"]
+    act(s, "place F0")
+    act(s, "sell it")
+    assert farm_names(s, 0) == [["sheep"], ["cow", "stable"]]
+    assert s.wallet[0] == 6 + 3
+    assert "move sheep F0" in strs(s)  # relocation was not a move
+    assert len(s.removed) == 1  # the stable left the game, not to the CM
+
+
+def test_FM_FARM_5_one_tractor() -> None:
+    s = blank(("michalis", "argyri"))
+    put(s, 0, "tractor")
+    hand(s, 0, sel=["tractor", "apple"])
+    hand(s, 1, sel=["tractor", "apple"])
+    s.wallet = [30, 30]
+    at_3a(s, 0)
+    assert "buy tractor from hand" not in strs(s)
+    at_3a(s, 1)
+    assert "buy tractor from hand" not in strs(s)  # Argyri never owns one
+
+
+def test_FM_FARM_7_animals_only_sold() -> None:
+    """Owned animals and the tractor can leave the farm only by a sale."""
+    s = blank(("michalis", "anthi"))
+    put(s, 0, "cow")
+    put(s, 0, "tractor")
+    at_3a(s, 0)
+    about = [x for x in strs(s) if "cow" in x or "tractor" in x]
+    assert about == ["sell tractor F0", "sell cow F0"] or about == [
+        "sell cow F0",
+        "sell tractor F0",
+    ]
