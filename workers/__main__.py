@@ -1,0 +1,111 @@
+"""``python -m workers``: start a worker, or play one local match without Celery.
+
+    python -m workers worker [--concurrency N] [--loglevel INFO] [extra celery worker args]
+    python -m workers play GAME SEAT SEAT... [--seed N] [--decision-ms MS] [--bank-ms MS]
+
+``worker`` sets up Prometheus' multiprocess directory (``PROMETHEUS_MULTIPROC_DIR``, made
+fresh and empty) *before* anything imports prometheus_client, then runs the Celery worker
+on the ``matches`` queue with the settings from the ``HAMLET_*`` environment (README).
+
+``play`` is for bot authors: a SEAT is a built-in bot name (``random``, ``greedy``), a path
+to an uploaded-bot ``.py`` file (run in the sandbox), or ``grpc://host:port`` (a remote
+bot). It prints the result and any forfeits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+
+def _prepare_multiproc_dir() -> str:
+    path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if path:
+        shutil.rmtree(path, ignore_errors=True)  # stale files from a previous run
+        Path(path).mkdir(parents=True, exist_ok=True)
+    else:
+        path = tempfile.mkdtemp(prefix="hamlet-worker-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
+    return path
+
+
+def worker(argv: list[str]) -> int:
+    """Run a Celery worker for the ``matches`` queue."""
+    parser = argparse.ArgumentParser(prog="python -m workers worker")
+    parser.add_argument("--concurrency", type=int, default=None)
+    parser.add_argument("--loglevel", default="INFO")
+    args, extra = parser.parse_known_args(argv)
+    _prepare_multiproc_dir()
+    from workers.celery_app import create_app
+    from workers.config import MATCH_QUEUE, ConfigError, WorkerConfig
+
+    try:
+        config = WorkerConfig.from_env()
+        if args.concurrency is not None:
+            config = config.with_(concurrency=args.concurrency)
+    except ConfigError as exc:
+        print(f"hamlet worker: {exc}", file=sys.stderr)
+        return 2
+    app = create_app(config)
+    app.worker_main(
+        [
+            "worker",
+            "--queues",
+            MATCH_QUEUE,
+            "--concurrency",
+            str(config.concurrency),
+            "--loglevel",
+            args.loglevel,
+            "--hostname",
+            f"hamlet@{config.name}",
+            "--without-gossip",
+            "--without-mingle",
+            *extra,
+        ]
+    )
+    return 0
+
+
+def play(argv: list[str]) -> int:
+    """Play one match locally and print the result."""
+    parser = argparse.ArgumentParser(prog="python -m workers play")
+    parser.add_argument("game")
+    parser.add_argument("seats", nargs="+")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--decision-ms", type=int, default=1000)
+    parser.add_argument("--bank-ms", type=int, default=10_000)
+    args = parser.parse_args(argv)
+    from workers.local import play_local
+
+    record = play_local(
+        args.game, args.seats, args.seed, args.decision_ms / 1000, args.bank_ms / 1000
+    )
+    for seat, (spec, score, rank) in enumerate(
+        zip(args.seats, record.scores, record.ranks, strict=True)
+    ):
+        print(f"seat {seat}: {spec:<30} score {score:>4}  rank {rank}")
+    for forfeit in record.forfeits:
+        print(
+            f"seat {forfeit.seat} forfeited at decision {forfeit.at_decision}: "
+            f"{forfeit.reason.value}: {forfeit.detail}"
+        )
+    print(f"{len(record.decisions)} decisions in {record.duration_s:.2f}s")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Dispatch ``worker`` or ``play``."""
+    argv = sys.argv[1:] if argv is None else argv
+    commands = {"worker": worker, "play": play}
+    if not argv or argv[0] not in commands:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return commands[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,159 @@
+"""The Celery app factory and the worker's start-up checks.
+
+Settings follow the contract with the server (task ``hamlet.play_match``, queue
+``matches``, Redis broker from ``HAMLET_REDIS_URL``) and Celery's advice for long tasks:
+late acks, prefetch 1, ``task_reject_on_worker_lost`` (a task whose child dies goes
+back to the queue), hard and soft time limits, and a Redis visibility timeout well above
+the hard limit, read back from the live transport at start-up (Celery silently
+re-delivers a task that outlives it, and a misspelt option is silently ignored).
+
+Signals: the main process checks the visibility timeout and starts the aggregated
+metrics endpoint (``celeryd_after_setup``: logging is up, the pool not yet forked); each
+pool child announces the worker's built-in bots to the server (``worker_process_init``, in
+a background thread that retries while the server is not up yet) and is marked dead for
+the metrics when it exits (``worker_process_shutdown``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+import time
+from typing import Any
+
+from celery import Celery, signals
+
+from bots import registry
+from workers.config import MATCH_QUEUE, PLAY_MATCH_TASK, WorkerConfig, check_visibility_timeout
+from workers.reporting import Announced, HostUnavailableError, MatchHostClient
+
+log = logging.getLogger(__name__)
+
+
+def create_app(config: WorkerConfig) -> Celery:
+    """A Celery app for ``config`` with the ``hamlet.play_match`` task registered."""
+    app = Celery("hamlet-worker", broker=config.redis_url, set_as_current=True)
+    app.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_time_limit=config.match_time_limit,
+        task_soft_time_limit=config.match_soft_time_limit,
+        broker_transport_options={"visibility_timeout": config.visibility_timeout},
+        broker_connection_retry_on_startup=True,
+        # A lost broker connection re-delivers unacked tasks anyway: stop ours, not twice.
+        worker_cancel_long_running_tasks_on_connection_loss=True,
+        task_default_queue=MATCH_QUEUE,
+        task_routes={PLAY_MATCH_TASK: {"queue": MATCH_QUEUE}},
+        task_ignore_result=True,
+        task_serializer="json",
+        accept_content=["json"],
+        worker_concurrency=config.concurrency,
+        worker_send_task_events=True,
+        task_send_sent_event=True,
+        worker_hijack_root_logger=False,
+    )
+    app.conf.hamlet_worker_config = config
+    from workers import tasks  # registers the task on this app
+
+    tasks.register(app)
+    return app
+
+
+def worker_config(app: Celery) -> WorkerConfig:
+    """The :class:`WorkerConfig` an app was made with."""
+    config = app.conf.get("hamlet_worker_config")
+    if not isinstance(config, WorkerConfig):
+        raise RuntimeError("this Celery app was not made by workers.celery_app.create_app")
+    return config
+
+
+def effective_visibility_timeout(app: Celery) -> float:
+    """The visibility timeout the live Redis transport really uses (connects to Redis)."""
+    with app.connection_for_write() as conn:
+        return float(getattr(conn.default_channel, "visibility_timeout", 0.0))
+
+
+def check_startup(app: Celery) -> None:
+    """Refuse to start if the effective visibility timeout is below twice the hard limit."""
+    config = worker_config(app)
+    effective = effective_visibility_timeout(app)
+    check_visibility_timeout(effective, config.match_time_limit)
+    log.info(
+        "visibility timeout %.0fs, match hard limit %.0fs, soft %.0fs",
+        effective,
+        config.match_time_limit,
+        config.match_soft_time_limit,
+    )
+
+
+def builtin_bots() -> list[Announced]:
+    """The built-in bots this worker can play, with their games."""
+    return [
+        Announced(name, tuple(registry.games_for(name)), registry.get(name).description)
+        for name in registry.names()
+        if registry.games_for(name)
+    ]
+
+
+def announce(config: WorkerConfig, attempts: int = 60, wait_s: float = 1.0) -> bool:
+    """Announce this worker's built-in bots, retrying with backoff while the server is down."""
+    rng = random.Random()
+    bots = builtin_bots()
+    for attempt in range(attempts):
+        try:
+            with MatchHostClient(
+                config.server_addr, timeout_s=config.rpc_timeout, attempts=1
+            ) as host:
+                host.announce(config.name, bots)
+            log.info("announced built-in bots %s", [b.name for b in bots])
+            return True
+        except HostUnavailableError as exc:
+            delay = min(30.0, wait_s * 2 ** min(attempt, 5)) * rng.uniform(0.5, 1.5)
+            log.info("server not reachable yet (%s); announcing again in %.1fs", exc, delay)
+            time.sleep(delay)
+        except Exception:
+            log.exception("announcing the worker failed")
+            return False
+    return False
+
+
+@signals.celeryd_after_setup.connect
+def _on_worker_setup(instance: Any = None, **_: Any) -> None:
+    # After logging is set up and before the pool starts, in the main process.
+    app = getattr(instance, "app", None)
+    if not isinstance(app, Celery) or app.conf.get("hamlet_worker_config") is None:
+        return
+    try:
+        check_startup(app)
+    except Exception as exc:
+        log.critical("worker start-up check failed: %s", exc)
+        raise SystemExit(f"hamlet worker: {exc}") from exc
+    from workers import metrics
+
+    port = metrics.serve(worker_config(app).metrics_port)
+    if port >= 0:
+        log.info("worker metrics on :%d/metrics", port)
+
+
+@signals.worker_process_init.connect
+def _on_child_init(**_: Any) -> None:
+    from celery import current_app
+
+    from workers.sandbox import sweep_stale_dirs
+
+    config = current_app.conf.get("hamlet_worker_config")
+    if isinstance(config, WorkerConfig):
+        removed = sweep_stale_dirs()
+        if removed:
+            log.info("removed %d sandbox directories left by dead workers", removed)
+        threading.Thread(target=announce, args=(config,), name="announce", daemon=True).start()
+
+
+@signals.worker_process_shutdown.connect
+def _on_child_shutdown(pid: int | None = None, **_: Any) -> None:
+    from workers import metrics
+
+    metrics.mark_process_dead(pid or os.getpid())

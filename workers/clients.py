@@ -1,0 +1,223 @@
+"""Seat clients: how the runner reaches each kind of bot.
+
+- :class:`BuiltinClient`: a :mod:`bots.registry` bot in this process, given the real state;
+- :class:`SandboxClient`: an uploaded bot file in a :class:`~workers.sandbox.SandboxedBot`,
+  spoken to with framed ``DecisionRequest``/``DecisionResponse`` messages;
+- :class:`RemoteClient`: an author's own ``hamlet.v1.Bot`` gRPC service, with a deadline.
+
+:class:`SeatClients` builds the clients of a match from its plan. Faults of a bot are
+:class:`~workers.model.BotError`; faults of ours (unknown built-in, sandbox that cannot
+start, code that does not match its hash) are :class:`~workers.model.InfrastructureError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import random
+import re
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from bots import registry
+from bots.api import Bot, Decision, UnsupportedGameError
+from games import Action, State, derive_seed
+from hamlet import codec
+from hamlet.v1 import bot_pb2_grpc, common_pb2
+from workers.model import (
+    BotError,
+    BotKind,
+    ForfeitReason,
+    InfrastructureError,
+    MatchPlan,
+    SeatClient,
+    SeatPlan,
+)
+from workers.sandbox import SandboxedBot, SandboxError, SandboxLimits
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+log = logging.getLogger(__name__)
+#: Sandbox warnings already logged by this process (each is logged once, not per match).
+_logged_warnings: set[str] = set()
+
+
+class BuiltinClient:
+    """A trusted built-in bot running in the worker process."""
+
+    kind = BotKind.BUILTIN
+
+    def __init__(self, bot: Bot) -> None:
+        self._bot = bot
+
+    def decide(
+        self, state: State, legal: Sequence[Action], decision: Decision, timeout_s: float
+    ) -> int:
+        """Ask the bot; the runner charges the time it took (it cannot be pre-empted)."""
+        return self._bot.decide(state, legal, decision)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def _request(
+    match_id: str, state: State, legal: Sequence[Action], decision: Decision, timeout_s: float
+) -> common_pb2.DecisionRequest:
+    try:
+        return codec.decision_request(
+            decision.game,
+            match_id,
+            decision.seat,
+            decision.decision_index,
+            state.observation(decision.seat),
+            list(legal),
+            int(timeout_s * 1000),
+        )
+    except codec.CodecError as exc:
+        raise InfrastructureError(f"cannot encode the decision request: {exc}") from exc
+
+
+class SandboxClient:
+    """An uploaded bot in its sandboxed process, one process for the whole match."""
+
+    kind = BotKind.UPLOADED
+
+    def __init__(self, match_id: str, bot: SandboxedBot) -> None:
+        self._match_id = match_id
+        self._bot = bot
+
+    def decide(
+        self, state: State, legal: Sequence[Action], decision: Decision, timeout_s: float
+    ) -> int:
+        """Send the framed request; decode the framed answer."""
+        request = _request(self._match_id, state, legal, decision, timeout_s)
+        raw = self._bot.exchange(request.SerializeToString(), timeout_s)
+        try:
+            return common_pb2.DecisionResponse.FromString(raw).action_index
+        except DecodeError as exc:
+            raise BotError(
+                ForfeitReason.BAD_OUTPUT, f"answer is not a DecisionResponse: {exc}"
+            ) from None
+
+    def close(self) -> None:
+        """Kill the bot's processes."""
+        self._bot.close()
+
+
+class RemoteClient:
+    """An author's ``hamlet.v1.Bot`` gRPC service."""
+
+    kind = BotKind.REMOTE
+
+    def __init__(self, match_id: str, endpoint: str) -> None:
+        self._match_id = match_id
+        self._endpoint = endpoint
+        self._channel = grpc.insecure_channel(endpoint)
+        self._stub = bot_pb2_grpc.BotStub(self._channel)  # type: ignore[no-untyped-call]
+
+    def decide(
+        self, state: State, legal: Sequence[Action], decision: Decision, timeout_s: float
+    ) -> int:
+        """One ``Decide`` call with the seat's time left as its deadline."""
+        request = _request(self._match_id, state, legal, decision, timeout_s)
+        try:
+            response: common_pb2.DecisionResponse = self._stub.Decide(
+                request, timeout=max(timeout_s, 0.001)
+            )
+        except grpc.RpcError as exc:
+            code = exc.code() if isinstance(exc, grpc.Call) else grpc.StatusCode.UNKNOWN
+            detail = exc.details() if isinstance(exc, grpc.Call) else str(exc)
+            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise BotError(
+                    ForfeitReason.TIMEOUT, f"no answer within {timeout_s:.3f}s"
+                ) from None
+            raise BotError(
+                ForfeitReason.CRASH, f"{self._endpoint}: {code.name}: {detail}"
+            ) from None
+        return response.action_index
+
+    def close(self) -> None:
+        """Close the channel."""
+        self._channel.close()
+
+
+class CodeCache:
+    """Uploaded bot code on local disk, addressed (and verified) by SHA-256."""
+
+    def __init__(self, directory: Path, fetch: Callable[[str], bytes]) -> None:
+        self._dir = directory
+        self._fetch = fetch
+
+    def path(self, code_sha256: str) -> Path:
+        """A local file holding the code; fetched from the server on first use."""
+        if not _SHA256.match(code_sha256):
+            raise InfrastructureError(f"not a SHA-256 hex digest: {code_sha256!r}")
+        target = self._dir / f"{code_sha256}.py"
+        if target.exists() and _sha256(target.read_bytes()) == code_sha256:
+            return target
+        code = self._fetch(code_sha256)
+        if _sha256(code) != code_sha256:
+            raise InfrastructureError(f"fetched code does not hash to {code_sha256}")
+        self._dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self._dir, suffix=".part")
+        with os.fdopen(fd, "wb") as out:
+            out.write(code)
+        os.replace(tmp, target)  # atomic: concurrent workers never read half a file
+        return target
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class SeatClients:
+    """Builds the seat clients of a match."""
+
+    def __init__(self, code: CodeCache | None = None, limits: SandboxLimits | None = None) -> None:
+        self._code = code
+        self._limits = limits or SandboxLimits()
+        #: Sandbox warnings of the last :meth:`open` (e.g. no network namespace).
+        self.warnings: list[str] = []
+
+    def open(self, plan: MatchPlan) -> list[SeatClient]:
+        """One client per seat, in seat order; on failure none is left open."""
+        self.warnings = []
+        clients: list[SeatClient] = []
+        try:
+            for seat in plan.seats:
+                clients.append(self._one(plan, seat))
+        except BaseException:
+            for client in clients:
+                with contextlib.suppress(Exception):
+                    client.close()
+            raise
+        return clients
+
+    def _one(self, plan: MatchPlan, seat: SeatPlan) -> SeatClient:
+        if seat.kind is BotKind.BUILTIN:
+            rng = random.Random(derive_seed(plan.seed, f"bot:{seat.bot_name}", seat.seat))
+            try:
+                return BuiltinClient(registry.make(seat.bot_name, plan.game, rng))
+            except (KeyError, UnsupportedGameError) as exc:
+                raise InfrastructureError(f"seat {seat.seat}: {exc}") from exc
+        if seat.kind is BotKind.UPLOADED:
+            if self._code is None:
+                raise InfrastructureError("this worker has no code cache for uploaded bots")
+            try:
+                bot = SandboxedBot(self._code.path(seat.code_sha256), self._limits)
+            except SandboxError as exc:
+                raise InfrastructureError(f"seat {seat.seat}: {exc}") from exc
+            self.warnings.extend(bot.warnings)
+            for warning in bot.warnings:
+                if warning not in _logged_warnings:
+                    _logged_warnings.add(warning)
+                    log.warning("sandbox: %s", warning)
+            return SandboxClient(plan.match_id, bot)
+        if not seat.endpoint:
+            raise InfrastructureError(f"seat {seat.seat}: remote bot without an endpoint")
+        return RemoteClient(plan.match_id, seat.endpoint)

@@ -1,0 +1,136 @@
+"""Worker settings: built once from the environment into a frozen, validated dataclass.
+
+Nothing reads the environment at import time; call :meth:`WorkerConfig.from_env`.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+#: The Celery task and queue (the contract with the server, which enqueues by name).
+PLAY_MATCH_TASK = "hamlet.play_match"
+MATCH_QUEUE = "matches"
+
+
+class ConfigError(ValueError):
+    """An environment variable has a value the worker cannot use."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerConfig:
+    """Everything a worker needs. Times in seconds."""
+
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    server_addr: str = "127.0.0.1:50051"
+    metrics_port: int = 9465  # 0 picks a free port; -1 disables the endpoint
+    concurrency: int = 2
+    #: Hard limit of one task (one match); the child is killed past it.
+    match_time_limit: float = 600.0
+    #: Soft limit: the match is voided (infrastructure) and re-queued by the server.
+    match_soft_time_limit: float = 540.0
+    #: Redis re-delivers an unacked task after this long: must be well above the hard limit.
+    visibility_timeout: float = 3600.0
+    #: Deadline of each call to the server.
+    rpc_timeout: float = 10.0
+    #: Attempts of one call to the server before the task itself retries.
+    rpc_attempts: int = 3
+    #: Task retries (with exponential backoff and jitter) while the server is unreachable.
+    max_task_retries: int = 8
+    retry_backoff_base: float = 2.0
+    retry_backoff_max: float = 120.0
+    #: Uploaded bots' code, cached by SHA-256.
+    code_cache_dir: Path = Path(tempfile.gettempdir()) / "hamlet-bot-code"
+    sandbox_memory_bytes: int = 1 << 30
+    sandbox_cpu_seconds: int = 600
+    worker_name: str = ""
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` naming the first bad value."""
+        if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ConfigError(f"HAMLET_REDIS_URL must be a redis:// URL, not {self.redis_url!r}")
+        host, _, port = self.server_addr.rpartition(":")
+        if not host or not port.isdigit():
+            raise ConfigError(f"HAMLET_SERVER_ADDR must be host:port, not {self.server_addr!r}")
+        if not -1 <= self.metrics_port <= 65535:
+            raise ConfigError(
+                f"HAMLET_WORKER_METRICS_PORT must be -1..65535, not {self.metrics_port}"
+            )
+        if self.concurrency < 1:
+            raise ConfigError("HAMLET_WORKER_CONCURRENCY must be at least 1")
+        if not 0 < self.match_soft_time_limit < self.match_time_limit:
+            raise ConfigError(
+                "need 0 < HAMLET_MATCH_SOFT_TIME_LIMIT < HAMLET_MATCH_TIME_LIMIT, got "
+                f"{self.match_soft_time_limit} and {self.match_time_limit}"
+            )
+        check_visibility_timeout(self.visibility_timeout, self.match_time_limit)
+        if self.rpc_timeout <= 0 or self.rpc_attempts < 1 or self.max_task_retries < 0:
+            raise ConfigError("RPC timeout, attempts and task retries must be positive")
+        if self.sandbox_memory_bytes < 64 << 20 or self.sandbox_cpu_seconds < 1:
+            raise ConfigError("sandbox limits too small (memory >= 64 MiB, CPU >= 1 s)")
+
+    @property
+    def name(self) -> str:
+        """This worker's name (host and pid unless set)."""
+        return self.worker_name or f"{socket.gethostname()}:{os.getpid()}"
+
+    def with_(self, **changes: object) -> WorkerConfig:
+        """A copy with some fields changed (validated again)."""
+        out = replace(self, **changes)  # type: ignore[arg-type]
+        out.validate()
+        return out
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> WorkerConfig:
+        """Config from ``HAMLET_*`` variables (``os.environ`` by default)."""
+        env = os.environ if env is None else env
+        d = cls()
+
+        def num(name: str, default: float, kind: type[int] | type[float] = float) -> float:
+            raw = env.get(name, "")
+            if raw == "":
+                return default
+            try:
+                return kind(raw)
+            except ValueError:
+                raise ConfigError(f"{name} must be a number, not {raw!r}") from None
+
+        out = cls(
+            redis_url=env.get("HAMLET_REDIS_URL") or d.redis_url,
+            server_addr=env.get("HAMLET_SERVER_ADDR") or d.server_addr,
+            metrics_port=int(num("HAMLET_WORKER_METRICS_PORT", d.metrics_port, int)),
+            concurrency=int(num("HAMLET_WORKER_CONCURRENCY", d.concurrency, int)),
+            match_time_limit=num("HAMLET_MATCH_TIME_LIMIT", d.match_time_limit),
+            match_soft_time_limit=num("HAMLET_MATCH_SOFT_TIME_LIMIT", d.match_soft_time_limit),
+            visibility_timeout=num("HAMLET_VISIBILITY_TIMEOUT", d.visibility_timeout),
+            rpc_timeout=num("HAMLET_RPC_TIMEOUT", d.rpc_timeout),
+            rpc_attempts=int(num("HAMLET_RPC_ATTEMPTS", d.rpc_attempts, int)),
+            max_task_retries=int(num("HAMLET_TASK_RETRIES", d.max_task_retries, int)),
+            retry_backoff_base=num("HAMLET_RETRY_BACKOFF", d.retry_backoff_base),
+            retry_backoff_max=num("HAMLET_RETRY_BACKOFF_MAX", d.retry_backoff_max),
+            code_cache_dir=Path(env.get("HAMLET_CODE_CACHE_DIR") or d.code_cache_dir),
+            sandbox_memory_bytes=int(
+                num("HAMLET_SANDBOX_MEMORY_BYTES", d.sandbox_memory_bytes, int)
+            ),
+            sandbox_cpu_seconds=int(num("HAMLET_SANDBOX_CPU_SECONDS", d.sandbox_cpu_seconds, int)),
+            worker_name=env.get("HAMLET_WORKER_NAME", ""),
+        )
+        out.validate()
+        return out
+
+
+def check_visibility_timeout(visibility_timeout: float, hard_limit: float) -> None:
+    """Refuse a Redis visibility timeout that a match could outlive.
+
+    Redis re-delivers a task that is still unacknowledged after the visibility timeout,
+    so a match outliving it would be played twice at once; require twice the hard limit.
+    """
+    if visibility_timeout < 2 * hard_limit:
+        raise ConfigError(
+            f"the Redis visibility timeout ({visibility_timeout:g}s) must be at least twice "
+            f"the match hard time limit ({hard_limit:g}s); set HAMLET_VISIBILITY_TIMEOUT"
+        )

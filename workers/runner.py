@@ -1,0 +1,213 @@
+"""The match runner: plays one match between seat clients, with no Celery, Redis or gRPC.
+
+It drives the engine (``to_move`` / ``legal_actions`` / ``apply``) and asks the seat to
+move for each decision, Kaggle style: every decision has a deadline, and time spent
+beyond it comes out of the seat's bank for the whole match; a seat whose bank runs dry
+times out. A seat that crashes, times out or answers an illegal index forfeits: the
+reason is recorded, its bot is closed, and a fallback random policy (seeded from the
+match seed) plays the seat to the end so the other seats' result still counts. Forfeited
+seats are ranked last.
+
+Every applied action goes into the decision log, fallback moves included, so
+``(game, seed, seat count, log)`` replays the match exactly (:func:`replay`). The clock is
+injected, so tests can make a bot "slow" without sleeping.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+
+import games
+from bots.api import Decision
+from games import Action, Result, State, derive_seed
+from workers.model import (
+    BotError,
+    Forfeit,
+    ForfeitReason,
+    InfrastructureError,
+    LoggedDecision,
+    MatchPlan,
+    MatchRecord,
+    SeatClient,
+)
+
+#: Seconds from an arbitrary origin; only differences are used.
+Clock = Callable[[], float]
+
+#: Longest fault detail kept in a record.
+MAX_DETAIL_CHARS = 500
+
+
+class EngineError(InfrastructureError):
+    """The engine misbehaved (or the match cannot be set up): an infrastructure fault.
+
+    The worker voids the attempt instead of blaming a bot.
+    """
+
+
+class _Seat:
+    """Mutable per-seat bookkeeping for one match."""
+
+    __slots__ = ("bank_s", "client", "fallback", "forfeit")
+
+    def __init__(self, client: SeatClient, bank_s: float, fallback: random.Random) -> None:
+        self.client = client
+        self.bank_s = bank_s
+        self.fallback = fallback
+        self.forfeit: Forfeit | None = None
+
+
+def run_match(
+    plan: MatchPlan,
+    clients: Sequence[SeatClient],
+    clock: Clock = time.monotonic,
+    reraise: tuple[type[BaseException], ...] = (),
+) -> MatchRecord:
+    """Play ``plan`` with ``clients[seat]`` in each seat and return the record.
+
+    Raises :class:`EngineError` for faults that are not any bot's. Exceptions of the
+    ``reraise`` types (the task's soft time limit) pass through a bot's ``decide`` instead
+    of counting as that bot's crash.
+    """
+    if len(clients) != len(plan.seats):
+        raise EngineError(f"{len(plan.seats)} seats but {len(clients)} clients")
+    try:
+        spec = games.get(plan.game)
+        if plan.rules_version and plan.rules_version != spec.rules_version:
+            raise EngineError(
+                f"match wants {plan.game} rules {plan.rules_version}, "
+                f"this worker has {spec.rules_version}"
+            )
+        state = spec.new_game(num_players=len(plan.seats), seed=plan.seed)
+    except (KeyError, ValueError) as exc:
+        raise EngineError(f"cannot start {plan.game}: {exc}") from exc
+
+    seats = [
+        _Seat(c, plan.time_bank_s, random.Random(derive_seed(plan.seed, "fallback", i)))
+        for i, c in enumerate(clients)
+    ]
+    log: list[LoggedDecision] = []
+    started = clock()
+    while not state.is_over():
+        if len(log) >= spec.max_decisions:
+            raise EngineError(f"{plan.game} exceeded max_decisions={spec.max_decisions}")
+        player = state.to_move()
+        legal = state.legal_actions()
+        if player is None or not legal:
+            raise EngineError(f"{plan.game} has no player to move or no legal action")
+        index, seconds, by_fallback = _ask(
+            plan, seats[player], state, legal, len(log), clock, reraise
+        )
+        action = legal[index]
+        try:
+            state.apply(action)
+        except games.IllegalAction as exc:  # the engine rejected its own legal action
+            raise EngineError(f"engine rejected its legal action {action}: {exc}") from exc
+        log.append(
+            LoggedDecision(
+                player=player,
+                legal_count=len(legal),
+                action=games.action_to_dict(action),
+                action_text=str(action),
+                seconds=seconds,
+                by_fallback=by_fallback,
+            )
+        )
+    result = state.result()
+    forfeits = tuple(s.forfeit for s in seats if s.forfeit is not None)
+    return MatchRecord(
+        match_id=plan.match_id,
+        game=plan.game,
+        seed=plan.seed,
+        scores=tuple(result.scores),
+        ranks=ranks_with_forfeits(result.ranks, {f.seat for f in forfeits}),
+        forfeits=forfeits,
+        decisions=tuple(log),
+        duration_s=max(0.0, clock() - started),
+    )
+
+
+def _ask(
+    plan: MatchPlan,
+    seat: _Seat,
+    state: State,
+    legal: Sequence[Action],
+    decision_index: int,
+    clock: Clock,
+    reraise: tuple[type[BaseException], ...],
+) -> tuple[int, float, bool]:
+    """(index into legal, seconds the bot took, whether the fallback chose)."""
+    if seat.forfeit is not None:
+        return seat.fallback.randrange(len(legal)), 0.0, True
+    player = state.to_move()
+    assert player is not None  # checked by the caller
+    time_left = plan.decision_time_s + max(0.0, seat.bank_s)
+    decision = Decision(plan.game, player, decision_index, time_left)
+    fault: BotError | None = None
+    index = -1
+    began = clock()
+    try:
+        index = seat.client.decide(state, legal, decision, time_left)
+    except BotError as exc:
+        fault = exc
+    except InfrastructureError:
+        raise
+    except reraise:
+        raise
+    except Exception as exc:  # a built-in bot raising is a crash of that bot, not the worker
+        fault = BotError(ForfeitReason.CRASH, f"{type(exc).__name__}: {exc}")
+    seconds = max(0.0, clock() - began)
+    seat.bank_s -= max(0.0, seconds - plan.decision_time_s)
+    if fault is None and seat.bank_s < 0:
+        fault = BotError(
+            ForfeitReason.TIMEOUT,
+            f"took {seconds:.3f}s with {time_left:.3f}s left (deadline plus bank)",
+        )
+    if fault is None and not (
+        isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(legal)
+    ):
+        fault = BotError(
+            ForfeitReason.ILLEGAL_ACTION,
+            f"answered index {index!r}; legal indices are 0..{len(legal) - 1}",
+        )
+    if fault is None:
+        return index, seconds, False
+    seat.forfeit = Forfeit(player, fault.reason, fault.detail[:MAX_DETAIL_CHARS], decision_index)
+    seat.client.close()
+    return seat.fallback.randrange(len(legal)), seconds, True
+
+
+def ranks_with_forfeits(ranks: Sequence[int], forfeited: set[int]) -> tuple[int, ...]:
+    """Competition ranks where forfeited seats share the last place.
+
+    The others keep their engine order among themselves: a seat's rank is the number of
+    non-forfeited seats the engine ranked strictly better.
+    """
+    playing = [p for p in range(len(ranks)) if p not in forfeited]
+    out = []
+    for p in range(len(ranks)):
+        if p in forfeited:
+            out.append(len(playing))
+        else:
+            out.append(sum(1 for q in playing if ranks[q] < ranks[p]))
+    return tuple(out)
+
+
+def replay(game: str, seed: int, num_players: int, decisions: Sequence[LoggedDecision]) -> Result:
+    """The engine's result of replaying a logged match (forfeits not applied).
+
+    Raises :class:`games.IllegalAction` or ``ValueError`` if the log does not fit the game.
+    """
+    spec = games.get(game)
+    state = spec.new_game(num_players=num_players, seed=seed)
+    for i, logged in enumerate(decisions):
+        if state.to_move() != logged.player:
+            raise ValueError(
+                f"decision {i}: log says player {logged.player}, engine {state.to_move()}"
+            )
+        state.apply(spec.action_from_dict(logged.action))
+    if not state.is_over():
+        raise ValueError(f"the log ends after {len(decisions)} decisions but the game is not over")
+    return state.result()

@@ -1,0 +1,101 @@
+"""The ``hamlet.play_match`` task: thin, idempotent, takes a match id.
+
+It delegates to :func:`workers.play.execute` and only translates: a server that cannot be
+reached means a retry with exponential backoff and jitter (bounded); a match that hits
+the soft time limit is reported void (the server re-queues it). Bot faults never reach
+here: they are results. Each pool child keeps one channel to the server, made after the
+fork (gRPC channels must not cross a fork).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from celery import Celery, Task
+from celery.exceptions import SoftTimeLimitExceeded
+
+from workers.clients import CodeCache, SeatClients
+from workers.config import PLAY_MATCH_TASK, WorkerConfig
+from workers.metrics import METRICS, MatchOutcome
+from workers.play import execute
+from workers.reporting import HostRejectedError, HostUnavailableError, MatchHostClient
+from workers.sandbox import SandboxLimits
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What one pool child reuses across tasks: a channel and the seat factory (no match state)."""
+
+    pid: int
+    worker_id: str
+    host: MatchHostClient
+    seats: SeatClients
+
+
+_context: _Context | None = None
+
+
+def _child_context(config: WorkerConfig) -> _Context:
+    global _context
+    if _context is None or _context.pid != os.getpid():
+        host = MatchHostClient(
+            config.server_addr, timeout_s=config.rpc_timeout, attempts=config.rpc_attempts
+        )
+        limits = SandboxLimits(
+            memory_bytes=config.sandbox_memory_bytes, cpu_seconds=config.sandbox_cpu_seconds
+        )
+        seats = SeatClients(CodeCache(config.code_cache_dir, host.fetch_code), limits)
+        _context = _Context(os.getpid(), config.name, host, seats)
+    return _context
+
+
+def retry_delay(retries: int, base: float, cap: float, rng: random.Random | None = None) -> float:
+    """Exponential backoff with full jitter: uniform in [base/2, min(cap, base * 2**retries)]."""
+    ceiling = min(cap, base * 2**retries)
+    return (rng or random).uniform(min(base / 2, ceiling), ceiling)
+
+
+def play_match(task: Task[Any, Any], match_id: str) -> str:
+    """Body of the task (bound ``task``): claim, play, report; the outcome's value."""
+    from workers.celery_app import worker_config
+
+    config = worker_config(task.app)
+    ctx = _child_context(config)
+    try:
+        return execute(
+            match_id, ctx.host, ctx.seats, ctx.worker_id, METRICS, reraise=(SoftTimeLimitExceeded,)
+        ).value
+    except SoftTimeLimitExceeded:
+        log.warning("match %s hit the soft time limit: voiding it", match_id)
+        ctx.host.void(match_id, ctx.worker_id, "the match exceeded the worker's soft time limit")
+        METRICS.outcome("", MatchOutcome.VOIDED)
+        return MatchOutcome.VOIDED.value
+    except HostUnavailableError as exc:
+        delay = retry_delay(
+            task.request.retries, config.retry_backoff_base, config.retry_backoff_max
+        )
+        log.warning("match %s: server unreachable (%s); retrying in %.1fs", match_id, exc, delay)
+        raise task.retry(exc=exc, countdown=delay, max_retries=config.max_task_retries) from exc
+    except HostRejectedError:
+        log.exception("match %s: the server rejected a call; not retrying", match_id)
+        return "rejected"
+
+
+def register(app: Celery) -> None:
+    """Register ``hamlet.play_match`` on ``app``."""
+
+    @app.task(  # type: ignore[untyped-decorator]
+        name=PLAY_MATCH_TASK,
+        bind=True,
+        acks_late=True,
+        reject_on_worker_lost=True,
+        shared=False,  # one registration per app (tests make several)
+    )
+    def hamlet_play_match(self: Task[Any, Any], match_id: str) -> str:
+        return play_match(self, match_id)
