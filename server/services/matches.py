@@ -132,7 +132,9 @@ class MatchService:
         requeued = []
         for match_id in self.store.stale_matches(now, now - self.queue_timeout):
             if (
-                self.store.void_attempt(match_id, "lease expired", self.max_attempts)
+                self.store.void_attempt(
+                    match_id, "lease expired", self.max_attempts, lease_expired_by=now
+                )
                 is MatchStatus.QUEUED
             ):
                 requeued += self.store.mark_queued([match_id], now)

@@ -267,9 +267,16 @@ class Store(Protocol):
         """Record a result if the match is not final (and update ratings); True if recorded."""
         ...
 
-    def void_attempt(self, match_id: str, reason: str, max_attempts: int) -> MatchStatus | None:
+    def void_attempt(
+        self,
+        match_id: str,
+        reason: str,
+        max_attempts: int,
+        lease_expired_by: datetime | None = None,
+    ) -> MatchStatus | None:
         """An attempt failed for infrastructure reasons: QUEUED again, or FAILED when out of
-        attempts; ``None`` if the match is unknown or already final."""
+        attempts; ``None`` if the match is unknown or already final (or, with
+        ``lease_expired_by``, if its lease was renewed past that time meanwhile)."""
         ...
 
     def cancel_open_matches(self, tournament_id: str, now: datetime) -> int:

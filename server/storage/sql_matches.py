@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
 from server.storage import models as m
@@ -158,21 +158,43 @@ class MatchesPart(SqlBase):
             self._maybe_finish(s, match.tournament_id, now)
             return True
 
-    def void_attempt(self, match_id: str, reason: str, max_attempts: int) -> MatchStatus | None:
-        with self._tx() as s:
-            row = s.get(m.Match, match_id)
-            if row is None or MatchStatus(row.status).final:
-                return None
-            row.void_reason = reason[:2000]
-            row.claimed_by, row.lease_until = None, None
-            if row.attempts >= max_attempts:
-                row.status = MatchStatus.FAILED.value
-                row.finished_at = utcnow()
-                s.flush()
-                self._maybe_finish(s, row.tournament_id, row.finished_at)
+    def void_attempt(
+        self,
+        match_id: str,
+        reason: str,
+        max_attempts: int,
+        lease_expired_by: datetime | None = None,
+    ) -> MatchStatus | None:
+        # Conditional UPDATEs, never read-modify-write: a report that finalizes the match
+        # between a read and a write must not be undone (a finished match put back in the
+        # queue would be played and recorded again).
+        open_match = [m.Match.id == match_id, m.Match.status.not_in(FINAL)]
+        if lease_expired_by is not None:
+            # The reaper's view may be stale: skip a match claimed again since it looked.
+            open_match.append(
+                or_(m.Match.lease_until.is_(None), m.Match.lease_until < lease_expired_by)
+            )
+        cleared = {"void_reason": reason[:2000], "claimed_by": None, "lease_until": None}
+        with self._record_lock, self._tx() as s:
+            now = utcnow()
+            failed = s.execute(
+                update(m.Match)
+                .where(*open_match, m.Match.attempts >= max_attempts)
+                .values(status=MatchStatus.FAILED.value, finished_at=now, **cleared)
+            )
+            if rowcount(failed):
+                tournament_id = s.scalar(
+                    select(m.Match.tournament_id).where(m.Match.id == match_id)
+                )
+                if tournament_id is not None:
+                    self._maybe_finish(s, tournament_id, now)
                 return MatchStatus.FAILED
-            row.status = MatchStatus.QUEUED.value
-            return MatchStatus.QUEUED
+            queued = s.execute(
+                update(m.Match)
+                .where(*open_match)
+                .values(status=MatchStatus.QUEUED.value, **cleared)
+            )
+            return MatchStatus.QUEUED if rowcount(queued) else None
 
     def cancel_open_matches(self, tournament_id: str, now: datetime) -> int:
         with self._tx() as s:

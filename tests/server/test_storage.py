@@ -186,3 +186,28 @@ def test_cancel_open_matches(store: SqlStore) -> None:
     statuses = [m.status for m in store.list_matches("t1")]
     assert statuses == [MatchStatus.FINISHED, MatchStatus.CANCELLED, MatchStatus.CANCELLED]
     assert next(m.match_id for m in store.finished_matches("t1")) == "t1.m0"
+
+
+def test_a_late_void_never_reopens_a_finished_match(store: SqlStore) -> None:
+    """The reaper may decide a lease expired just as the worker's report lands: whichever
+    commits first, a finished match stays finished and is never queued again."""
+    _tournament(store, n_matches=1)
+    store.set_tournament_status("t1", TournamentStatus.RUNNING, [TournamentStatus.CREATED])
+    store.mark_queued(["t1.m0"], NOW)
+    store.claim_match("t1.m0", "w1", NOW + timedelta(seconds=10))
+    assert store.finalize_match("t1.m0", _outcome(), NOW)
+    later = NOW + timedelta(seconds=11)
+    assert store.void_attempt("t1.m0", "lease expired", 5, lease_expired_by=later) is None
+    assert store.mark_queued(["t1.m0"], later) == []
+    assert store.get_match("t1.m0").status is MatchStatus.FINISHED  # type: ignore[union-attr]
+
+
+def test_the_reaper_spares_a_match_claimed_again_meanwhile(store: SqlStore) -> None:
+    _tournament(store, n_matches=1)
+    store.mark_queued(["t1.m0"], NOW)
+    store.claim_match("t1.m0", "w1", NOW + timedelta(seconds=10))
+    later = NOW + timedelta(seconds=11)
+    assert store.stale_matches(later, NOW - timedelta(hours=1)) == ["t1.m0"]
+    store.claim_match("t1.m0", "w2", later + timedelta(seconds=10))  # redelivered meanwhile
+    assert store.void_attempt("t1.m0", "lease expired", 5, lease_expired_by=later) is None
+    assert store.get_match("t1.m0").status is MatchStatus.RUNNING  # type: ignore[union-attr]
