@@ -331,6 +331,10 @@ def serve(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         console.err.print(f"hamlet server: {exc}")
         return EXIT_USAGE
+    # Handlers first: a supervisor may send SIGTERM as soon as the server answers.
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
     try:
         server, port = build_server(settings)
     except Exception as exc:  # a port in use, an unreachable database: say it plainly
@@ -345,9 +349,6 @@ def serve(args: argparse.Namespace) -> int:
     out.print(
         f"hamlet server: database {settings.effective_database_url}, queue {settings.redis_url}"
     )
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
     stop.wait()
     out.print("hamlet server: stopping")
     server.stop(grace=5.0)
