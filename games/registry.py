@@ -9,8 +9,8 @@ from games.core import GameSpec
 #: name -> module that defines ``SPEC``. Adding a game is one line here.
 _MODULES: dict[str, str] = {
     "village": "games.village",
-    "farmaria": "games.farmaria",
     "my_village": "games.my_village",
+    "farmaria": "games.farmaria",
 }
 
 _loaded: dict[str, GameSpec] = {}
