@@ -237,3 +237,11 @@ def _adjacency() -> tuple[tuple[tuple[int, int], ...], ...]:
 
 
 ADJACENT = _adjacency()
+
+# --- Cache keys ------------------------------------------------------------------------
+
+# bytes.translate tables: a player's counts (all < 256) become small, hashable cache keys
+# at C speed, e.g. ``bytes(counts).translate(OCCUPIED)``. OCCUPIED maps a count to 0/1;
+# CAP2 caps it at 2, the most a craft price asks of one colour (D-CRAFT).
+OCCUPIED = bytes([0] + [1] * 255)
+CAP2 = bytes(min(i, 2) for i in range(256))

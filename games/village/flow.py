@@ -3,6 +3,7 @@ the end trigger and the last turns (V-SET, V-RND, V-TRN-6, V-DTH, V-END)."""
 
 from __future__ import annotations
 
+from itertools import chain, compress, repeat
 from typing import TYPE_CHECKING
 
 from games.village import data as vd
@@ -57,25 +58,34 @@ def seed_board(s: VillageState) -> None:
         bag[c] += k
     bag[vd.PLAGUE] += sup[vd.PLAGUE]
     sup[vd.PLAGUE] = 0
-    rng = s.once("seeding", s.round_no)
-    total = bag[0] + bag[1] + bag[2] + bag[3] + bag[4]
-    placed = 0
-    for sp, need in enumerate(vd.CUBES_PER_SPACE[s.n]):
-        row = s.spaces[sp]
-        for _ in range(need):
-            if total == 0:
-                break
-            r = rng.randrange(total)
-            c = 0
-            while r >= bag[c]:
-                r -= bag[c]
-                c += 1
-            bag[c] -= 1
-            row[c] += 1
-            total -= 1
-            placed += 1
-    s.board_cubes += placed
+    getrandbits = s.once("seeding", s.round_no).getrandbits
+    # The bag as a colour-sorted list of cubes: cube r is the colour that draw r picks by
+    # cumulative counts, and popping it keeps the list sorted.
+    cubes = list(chain.from_iterable(map(repeat, range(5), bag)))
+    in_bag = len(cubes)
+    spaces = s.spaces
+    for sp in _SEED_ORDER[s.n]:
+        total = len(cubes)
+        if total == 0:
+            break
+        k = total.bit_length()
+        r = getrandbits(k)
+        while r >= total:
+            r = getrandbits(k)
+        # r is exactly rng.randrange(total): CPython's _randbelow, inlined (it runs for
+        # every cube of every round; the same draws from the same stream).
+        spaces[sp][cubes.pop(r)] += 1
+    for c in range(5):
+        bag[c] = cubes.count(c)
+    s.board_cubes += in_bag - len(cubes)
     s._take = None
+
+
+# The space of each cube drawn in seeding, in draw order (V-RND-2, G-40), per player count.
+_SEED_ORDER = {
+    n: tuple(sp for sp, need in enumerate(per_space) for _ in range(need))
+    for n, per_space in vd.CUBES_PER_SPACE.items()
+}
 
 
 def begin_turn(s: VillageState) -> None:
@@ -90,6 +100,10 @@ def end_action(s: VillageState) -> None:
         s.death_player = p
         s.death_in_market = False
         resolve_deaths(s)
+    elif s.board_cubes and not s.triggered:
+        # end_turn()'s common case, inlined (this runs after nearly every action).
+        s.active = (p + 1) % s.n
+        s.phase = TURN
     else:
         end_turn(s)
 
@@ -97,8 +111,10 @@ def end_action(s: VillageState) -> None:
 def death_candidates(s: VillageState, p: int) -> tuple[int, list[int]]:
     """V-DTH-2: (generation index, locations) of p's lowest visible living members."""
     m = s.mem[p]
+    end = len(vd.VISIBLE_LOCS) * 4
     for g in range(4):
-        locs = [loc for loc in vd.VISIBLE_LOCS if m[loc * 4 + g]]
+        # m[g:end:4] is generation g at each visible location, in location order.
+        locs = list(compress(vd.VISIBLE_LOCS, m[g:end:4]))
         if locs:
             return g, locs
     return -1, []

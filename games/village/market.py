@@ -4,6 +4,7 @@ the day are resolved at once (V-DTH-1)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -16,11 +17,16 @@ from games.village.state import MARKET
 if TYPE_CHECKING:
     from games.village.state import Code, VillageState
 
-Options = tuple[list[Action], list["Code"]]
+Options = tuple[Sequence[Action], Sequence["Code"]]
 
 EXTRA_FREE, EXTRA_GREEN, EXTRA_COIN = range(3)
 _EXTRAS = tuple(va.Extra)
 PASS = va.Pass()
+# Extra kinds of a sale the player can pay, in option order (V-DP-16).
+_FREE_EXTRAS = (EXTRA_FREE,)
+_GREEN_COIN = (EXTRA_GREEN, EXTRA_COIN)
+_GREEN = (EXTRA_GREEN,)
+_COIN = (EXTRA_COIN,)
 
 
 @cache
@@ -29,14 +35,55 @@ def serve_act(stall: int, extra: int) -> va.Serve:
     return va.Serve(stall + 1, _EXTRAS[extra])
 
 
-@cache
-def _needs(demand: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
-    """(goods type, count) pairs a demand asks for."""
-    return tuple((g, k) for g, k in enumerate(demand) if k)
+# Most market participants can only pass (a lone option, applied at once), so the stall
+# check runs for every participant of every market day. It compares packed integers: one 8-bit
+# lane per goods type and one for grain, each with a guard bit, so that
+# ``(have - need) & _GUARDS == _GUARDS`` exactly when no lane of ``need`` exceeds ``have``
+# (every count stays below 128: a player never holds more than the supply's total).
+_LANES = 6
+_GUARDS = sum(0x80 << (8 * i) for i in range(_LANES))
+assert max(vd.GOODS_PER_TYPE, vd.GRAIN_SACKS) < 0x80
+
+
+# Per customer tile: (packed demand, a bit shared by identical tiles: same demand and
+# points, offered once, V-DP-16). Derived once per deck object: tests replace vd.CUSTOMERS.
+TileNeeds = tuple[tuple[int, int], ...]
+_needs_memo: list[tuple[object, TileNeeds]] = []
+
+
+def _tile_needs() -> TileNeeds:
+    deck = vd.CUSTOMERS
+    if not _needs_memo or _needs_memo[0][0] is not deck:
+        first: dict[tuple[object, ...], int] = {}
+        needs = []
+        for t, (_id, demand, dgrain, pts) in enumerate(deck):
+            twin = first.setdefault((demand, dgrain, pts), t)
+            assert max(*demand, dgrain) < 0x80  # fits a lane
+            packed = sum(k << (8 * g) for g, k in enumerate(demand)) | dgrain << 40
+            needs.append((packed, 1 << twin))
+        _needs_memo[:] = [(deck, tuple(needs))]
+    return _needs_memo[0][1]
+
+
+def stall_plan(s: VillageState) -> tuple[tuple[int, int], ...]:
+    """(stall index, packed demand) of the stalls in use worth checking: the lowest stall
+    of each set of identical tiles (V-DP-16). Every participant of a market day checks
+    the same stalls, so the state keeps this until a stall changes."""
+    needs = _tile_needs()
+    seen = 0
+    plan = []
+    for i, t in enumerate(s.stalls[: vd.STALLS_IN_USE[s.n]]):
+        if t >= 0:
+            need, bit = needs[t]
+            if not seen & bit:
+                seen |= bit
+                plan.append((i, need))
+    return tuple(plan)
 
 
 def _stall_customer(s: VillageState) -> bool:
-    return any(t >= 0 for t in s.stalls[: vd.STALLS_IN_USE[s.n]])
+    in_use = vd.STALLS_IN_USE[s.n]
+    return s.stalls[:in_use].count(-1) != in_use  # -1 marks an empty stall
 
 
 def start_market(s: VillageState) -> None:
@@ -50,49 +97,41 @@ def start_market(s: VillageState) -> None:
     s.mk_first = True
     s.mk_sold = False
     s.mk_cur = p
+    s._stall_plan = None  # the stalls may have changed since the last market day
     s.phase = MARKET
 
 
 def market_options(s: VillageState) -> Options:
     """V-DP-16: SERVE per servable stall (free, green or coin), then PASS."""
     p = s.mk_cur
-    goods = s.goods[p]
-    grain = s.grain[p]
+    extras: tuple[int, ...]
     if p == s.mk_starter and s.mk_first:
-        extras = [EXTRA_FREE]
+        extras = _FREE_EXTRAS
+    elif s.cubes[p][vd.GREEN] >= vd.EXTRA_SALE_GREEN:
+        extras = _GREEN_COIN if s.coins[p] >= vd.EXTRA_SALE_GREEN else _GREEN
+    elif s.coins[p] >= vd.EXTRA_SALE_GREEN:
+        extras = _COIN
     else:
-        extras = []
-        if s.cubes[p][vd.GREEN] >= vd.EXTRA_SALE_GREEN:
-            extras.append(EXTRA_GREEN)
-        if s.coins[p] >= vd.EXTRA_SALE_GREEN:
-            extras.append(EXTRA_COIN)
-    acts: list[Action] = []
+        return _PASS_ONLY
+    guards = _GUARDS
+    g = s.goods[p]  # packed with the grain, guard bits set
+    have = g[0] | g[1] << 8 | g[2] << 16 | g[3] << 24 | g[4] << 32 | s.grain[p] << 40 | guards
+    plan = s._stall_plan
+    if plan is None:  # kept for the day: every participant checks the same stalls
+        plan = s._stall_plan = stall_plan(s)
+    acts: list[Action] | None = None  # most participants can serve nothing
     codes: list[Code] = []
-    if extras:
-        seen: set[tuple[tuple[int, ...], int, int]] = set()
-        for i in range(vd.STALLS_IN_USE[s.n]):
-            t = s.stalls[i]
-            if t < 0:
-                continue
-            _id, demand, dgrain, _pts = vd.CUSTOMERS[t]
-            if dgrain > grain:
-                continue
-            ok = True
-            for g, k in _needs(demand):
-                if goods[g] < k:
-                    ok = False
-                    break
-            if not ok:
-                continue
-            sig = (demand, dgrain, _pts)
-            if sig in seen:  # identical tiles: the lower stall only (V-DP-16)
-                continue
-            seen.add(sig)
+    for i, need in plan:
+        if (have - need) & guards == guards:
+            if acts is None:
+                acts = []
             for e in extras:
-                acts.append(serve_act(i, e))
-                codes.append((do_serve, i, e))
+                acts.append(_SERVE_ACTS[i][e])
+                codes.append(_SERVE_CODES[i][e])
+    if acts is None:
+        return _PASS_ONLY
     acts.append(PASS)
-    codes.append((do_pass,))
+    codes.append(_PASS_CODE)
     return acts, codes
 
 
@@ -111,6 +150,7 @@ def do_serve(s: VillageState, code: Code) -> None:
     s.sup_grain += dgrain
     s.tiles[p].append(t)
     s.stalls[i] = -1
+    s._stall_plan = None
     s.mk_sold = True
     if p == s.mk_starter:
         s.mk_first = False
@@ -139,19 +179,35 @@ def do_pass(s: VillageState, code: Code) -> None:
     next_seller(s)
 
 
+_SERVE_ACTS = tuple(tuple(serve_act(i, e) for e in range(3)) for i in range(vd.STALLS))
+_SERVE_CODES = tuple(tuple((do_serve, i, e) for e in range(3)) for i in range(vd.STALLS))
+_PASS_CODE: Code = (do_pass,)
+_PASS_ONLY: Options = ((PASS,), (_PASS_CODE,))
+
+
 def next_seller(s: VillageState) -> None:
     """V-MKT-6: next participant clockwise, or the end of the day and the refill."""
     passed = s.mk_passed
-    if all(passed) or not _stall_customer(s):
-        if s.mk_sold:
-            refill(s)
-        end_action(s)
-        return
-    c = (s.mk_cur + 1) % s.n
-    while passed[c]:
-        c = (c + 1) % s.n
-    s.mk_cur = c
-    s.phase = MARKET
+    n = s.n
+    in_use = vd.STALLS_IN_USE[n]
+    while True:
+        if all(passed) or s.stalls[:in_use].count(-1) == in_use:  # no stall customer
+            if s.mk_sold:
+                refill(s)
+            end_action(s)
+            return
+        c = (s.mk_cur + 1) % n
+        while passed[c]:
+            c = (c + 1) % n
+        s.mk_cur = c
+        s.phase = MARKET
+        if market_options(s) is not _PASS_ONLY:
+            return
+        # Most participants can only pass: apply that lone option here, as settle()
+        # would (G-25), without a round trip through it (do_pass, inlined).
+        passed[c] = True
+        if c == s.mk_starter:
+            s.mk_first = False
 
 
 def refill(s: VillageState) -> None:
@@ -165,3 +221,4 @@ def refill(s: VillageState) -> None:
     while len(q) < vd.QUEUE and pile:
         q.append(pile.pop())
     s.queue = q + [-1] * (vd.QUEUE - len(q))
+    s._stall_plan = None

@@ -3,7 +3,9 @@ final scoring with its tie-breakers (V-SCO)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
+from itertools import chain, repeat
 from typing import TYPE_CHECKING
 
 from games.core import Action, Result, competition_ranks
@@ -14,7 +16,7 @@ from games.village.state import BUYOUT, OVER, PROMOTE
 if TYPE_CHECKING:
     from games.village.state import Code, VillageState
 
-Options = tuple[list[Action], list["Code"]]
+Options = tuple[Sequence[Action], Sequence["Code"]]
 
 DONE = va.Done()
 
@@ -102,40 +104,45 @@ def _draw(s: VillageState) -> None:
     need = vd.MASS_DRAW - s.bought
     if need <= 0:
         return
-    rng = s.once("mass", s.mass_no)
-    monks = vd.MONKS
+    getrandbits = s.once("mass", s.mass_no).getrandbits
     bag = vd.BAG * 4
+    # The bag's pieces in draw order: the monks (-1), then p * 4 + generation index for
+    # each member, players and generations ascending; drawing piece r pops it.
+    pieces = [-1] * vd.MONKS
+    for p, m in enumerate(s.mem):
+        pieces.extend(chain.from_iterable(map(repeat, range(p * 4, p * 4 + 4), m[bag : bag + 4])))
+    mem = s.mem
     for _ in range(need):
-        total = monks + sum(sum(m[bag : bag + 4]) for m in s.mem)
+        total = len(pieces)
         if total == 0:
             break
-        r = rng.randrange(total)
-        if r < monks:
-            monks -= 1
-            continue
-        r -= monks
-        for m in s.mem:
-            for g in range(4):
-                k = m[bag + g]
-                if r < k:
-                    m[bag + g] -= 1
-                    m[vd.CHURCH0 * 4 + g] += 1
-                    break
-                r -= k
-            else:
-                continue
-            break
+        r = getrandbits(total.bit_length())
+        while r >= total:
+            r = getrandbits(total.bit_length())
+        # r is exactly rng.randrange(total) (CPython's _randbelow, inlined as in
+        # flow.seed_board: the same draws from the same stream).
+        piece = pieces.pop(r)
+        if piece >= 0:  # a monk simply goes back
+            m = mem[piece >> 2]
+            g = piece & 3
+            m[bag + g] -= 1
+            m[vd.CHURCH0 * 4 + g] += 1
 
 
 def _can_promote(s: VillageState, p: int) -> bool:
-    m = s.mem[p]
     grain = s.grain[p]
+    if grain < _CHEAPEST_STEP:
+        return False
+    m = s.mem[p]
     for w in range(3):
         if grain >= vd.WINDOW_STEP_GRAIN[w]:
             base = (vd.CHURCH0 + w) * 4
             if m[base] or m[base + 1] or m[base + 2] or m[base + 3]:
                 return True
     return False
+
+
+_CHEAPEST_STEP = min(vd.WINDOW_STEP_GRAIN)
 
 
 def _next_promote(s: VillageState) -> None:
@@ -188,16 +195,12 @@ def do_promote_done(s: VillageState, code: Code) -> None:
 
 def church_key(s: VillageState, p: int) -> tuple[int, int]:
     """(members in the church, leftmost window occupied) for the majority (V-MAS-6)."""
-    m = s.mem[p]
-    count = 0
-    top = 0
-    for w in range(4):
-        base = (vd.CHURCH0 + w) * 4
-        k = m[base] + m[base + 1] + m[base + 2] + m[base + 3]
-        if k:
-            count += k
-            top = w + 1
-    return count, top
+    row = s.mem[p][_CHURCH_CELLS]
+    # Highest occupied window: the cells up to the last nonzero one, in whole windows.
+    return sum(row), (len(bytes(row).rstrip(b"\0")) + 3) // 4
+
+
+_CHURCH_CELLS = slice(vd.CHURCH0 * 4, (vd.CHURCH0 + 4) * 4)
 
 
 def _majority(s: VillageState) -> None:

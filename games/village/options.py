@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from games.core import Action
 from games.village import actions as va
+from games.village import council, flow, market, mass, turn, works
 from games.village import data as vd
-from games.village import flow, market, mass, turn, works
 from games.village.state import (
     ACTION,
     BUYOUT,
@@ -17,6 +17,7 @@ from games.village.state import (
     FREE,
     GOODS,
     MARKET,
+    OVER,
     PRIV,
     PROMOTE,
     TURN,
@@ -26,7 +27,7 @@ from games.village.state import (
 if TYPE_CHECKING:
     from games.village.state import Code, VillageState
 
-Options = tuple[list[Action], list["Code"]]
+Options = tuple[Sequence[Action], Sequence["Code"]]
 
 DIE_ACTS = tuple(va.Die(loc) for loc in va.LOCS)
 
@@ -42,7 +43,7 @@ _ACTION_POINTS: dict[int, Callable[[VillageState], Options]] = {
     vd.FAMILY: turn.family_options,
     vd.CRAFTS: works.crafts_options,
     vd.TRAVEL: works.travel_options,
-    vd.COUNCIL: works.council_options,
+    vd.COUNCIL: council.council_options,
     vd.CHURCH: turn.church_options,
 }
 
@@ -51,21 +52,27 @@ def _action_options(s: VillageState) -> Options:
     return _ACTION_POINTS[s.act_space](s)
 
 
+def over_options(s: VillageState) -> Options:
+    """The game is over: no option (a builder, so that settling needs no special case)."""
+    return (), ()
+
+
 _BY_PHASE: dict[int, Callable[[VillageState], Options]] = {
     TURN: turn.turn_options,
     FREE: turn.free_options,
     WELL_PAY: turn.well_pay_options,
     ACTION: _action_options,
-    PRIV: works.privilege_options,
-    CUBES: turn.cubes_options,
-    GOODS: turn.goods_options,
+    PRIV: council.privilege_options,
+    CUBES: council.cubes_options,
+    GOODS: council.goods_options,
     MARKET: market.market_options,
     DEATH: death_options,
     BUYOUT: mass.buyout_options,
     PROMOTE: mass.promote_options,
+    OVER: over_options,
 }
 
-#: Option builders indexed by phase (OVER has none); the action point by space.
+#: Option builders indexed by phase; the action point by space.
 BUILDERS: tuple[Callable[[VillageState], Options], ...] = tuple(
     _BY_PHASE[ph] for ph in range(len(_BY_PHASE))
 )

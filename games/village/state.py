@@ -9,7 +9,7 @@ single option is applied at once (V-DP-1, G-25).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from games.chance import Chance, derive_seed
@@ -43,6 +43,7 @@ class VillageState(State):
     __slots__ = (
         "_acts",
         "_codes",
+        "_stall_plan",
         "_take",
         "act_space",
         "active",
@@ -153,10 +154,15 @@ class VillageState(State):
         self.mass_idx = 0
         self.bought = 0
         self.majority: list[int] = []  # who won the last mass majority (public record)
-        self._acts: list[Action] | None = None
-        self._codes: list[Code] = []
-        # TAKE options of the current board: (keys, actions, codes), or None to rebuild
-        self._take: tuple[list[int], list[Action], list[Code]] | None = None
+        # Options of the open decision; builders may return shared (cached) tuples, so
+        # these are never mutated, only replaced.
+        self._acts: Sequence[Action] | None = None
+        self._codes: Sequence[Code] = ()
+        # TAKE options of the current board: (keys, actions, codes), or None to rebuild;
+        # immutable like the options, so clones share them.
+        self._take: tuple[tuple[int, ...], tuple[Action, ...], tuple[Code, ...]] | None = None
+        # The market day's stalls to check (market.stall_plan), or None to recompute.
+        self._stall_plan: tuple[tuple[int, int], ...] | None = None
 
     # --- engine API ---------------------------------------------------------------------
 
@@ -195,40 +201,64 @@ class VillageState(State):
             self.settle()
             acts = self._acts
             assert acts is not None
-        for i, a in enumerate(acts):  # noqa: B007 - i is used after the loop
-            if a is action:
-                break
-        else:
-            try:
-                i = acts.index(action)
-            except ValueError:
-                if self.phase == OVER:
-                    raise IllegalAction(f"{action} is not legal: the game is over") from None
-                raise IllegalAction(
-                    f"{action} is not legal for player {self.to_move()} now"
-                ) from None
-        code = self._codes[i]
+        code = None
+        if self.phase == TURN:
+            # About half of all decisions are turns, with the longest option lists: an
+            # interned TAKE names its option itself (legal while its cube is on the
+            # board, V-DP-4), sparing the scan below.
+            code = _TAKE_CODE_BY_ID.get(id(action))
+            if code is not None and not self.spaces[code[1]][code[2]]:
+                code = None
+        if code is None:
+            # The action is normally one of the listed objects: find it by identity (the
+            # dataclasses' __eq__, which list.index would call, is far slower).
+            i = 0
+            for a in acts:
+                if a is action:
+                    break
+                i += 1
+            else:
+                try:
+                    i = acts.index(action)  # an equal value built by the caller
+                except ValueError:
+                    if self.phase == OVER:
+                        raise IllegalAction(f"{action} is not legal: the game is over") from None
+                    raise IllegalAction(
+                        f"{action} is not legal for player {self.to_move()} now"
+                    ) from None
+            code = self._codes[i]
         self._acts = None
         code[0](self, code)
-        self.settle()
+        # settle(), inlined: a Python call costs about as much as this whole loop.
+        builders = _BUILDERS
+        while True:
+            ph = self.phase
+            if ph == ACTION:
+                acts, codes = _ACTION_BUILDERS[self.act_space](self)
+            else:
+                acts, codes = builders[ph](self)  # OVER too: no option
+            if len(acts) != 1:
+                self._acts = acts
+                self._codes = codes
+                return
+            code = codes[0]
+            code[0](self, code)
 
     def settle(self) -> None:
         """Compute the open decision's options, applying single-option decisions at once."""
         builders = _BUILDERS
-        actions = _ACTION_BUILDERS
         while True:
             ph = self.phase
-            if ph == OVER:
-                self._acts = []
-                self._codes = []
+            if ph == ACTION:
+                acts, codes = _ACTION_BUILDERS[self.act_space](self)
+            else:
+                acts, codes = builders[ph](self)  # OVER too: no option
+            if len(acts) != 1:
+                self._acts = acts
+                self._codes = codes
                 return
-            acts, codes = actions[self.act_space](self) if ph == ACTION else builders[ph](self)
-            if len(acts) == 1:
-                codes[0][0](self, codes[0])
-                continue
-            self._acts = acts
-            self._codes = codes
-            return
+            code = codes[0]
+            code[0](self, code)
 
     def is_over(self) -> bool:
         """True once the final mass is over (scoring is computed by result())."""
@@ -312,10 +342,10 @@ class VillageState(State):
         c.mass_idx = self.mass_idx
         c.bought = self.bought
         c.majority = self.majority[:]
-        c._acts = self._acts  # options are immutable values: sharing the list is safe
+        c._acts = self._acts  # options are never mutated (see __init__): sharing is safe
         c._codes = self._codes
-        tk = self._take
-        c._take = None if tk is None else (tk[0][:], tk[1][:], tk[2][:])
+        c._take = self._take
+        c._stall_plan = self._stall_plan
         return c
 
     def determinize(self, player: int, rng: random.Random) -> VillageState:
@@ -357,3 +387,4 @@ class VillageState(State):
 # Imported last: the rules modules import this one (phases, the state class).
 from games.village.options import ACTION_BUILDERS as _ACTION_BUILDERS  # noqa: E402
 from games.village.options import BUILDERS as _BUILDERS  # noqa: E402
+from games.village.turn import TAKE_CODE_BY_ID as _TAKE_CODE_BY_ID  # noqa: E402

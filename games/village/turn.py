@@ -1,9 +1,10 @@
 """A turn: taking a cube or the well, the free last action, and the simple action points
-(harvest, family, church) plus the cubes/good of choice (V-TRN, V-WEL, V-HAR, V-FAM,
-V-CHU, V-DP-4 ... V-DP-8, V-DP-13 ... V-DP-15)."""
+(harvest, family, church) (V-TRN, V-WEL, V-HAR, V-FAM, V-CHU, V-DP-4 ... V-DP-8, V-DP-15);
+the cubes/good of choice are in ``council``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from itertools import chain, compress
 from typing import TYPE_CHECKING
@@ -12,12 +13,15 @@ from games.core import Action
 from games.village import actions as va
 from games.village import data as vd
 from games.village.flow import end_action
-from games.village.state import ACTION, CUBES, GOODS, WELL_PAY
+from games.village.market import start_market
+from games.village.state import ACTION, WELL_PAY
 
 if TYPE_CHECKING:
     from games.village.state import Code, VillageState
 
-Options = tuple[list[Action], list["Code"]]
+Options = tuple[Sequence[Action], Sequence["Code"]]
+# Options computed once per small key (functools.cache) are shared tuples.
+Block = tuple[tuple[Action, ...], tuple["Code", ...]]
 
 # --- interned action values (options are built often; values never change) -------------
 
@@ -59,38 +63,36 @@ def to_bag_act(g: int, pay: int) -> va.ToBag:
     return va.ToBag(g + 1, _CHURCH_PAYS[pay])
 
 
-@cache
-def cubes_act(colours: tuple[int, ...]) -> va.Cubes:
-    """The interned CUBES value for colour indices."""
-    return va.Cubes(tuple(va.COLOURS[c] for c in colours))
-
-
-TAKE_GOOD_ACTS = tuple(va.TakeGood(g) for g in va.GOODS)
-
 # --- V-DP-4: the turn -------------------------------------------------------------------
 
 
 def turn_options(s: VillageState) -> Options:
-    # TAKE for every (space, colour) holding a cube, in canonical order; kept between
-    # turns and updated by do_take (the board changes one cube at a time).
     """V-DP-4: TAKE per (space, colour) on the board, then WELL per space."""
+    # TAKE options are kept between turns and updated by do_take (the board changes one
+    # cube at a time); they are tuples, so a turn without the well returns them as they are.
     take = s._take
     if take is None:
+        flat = list(chain.from_iterable(s.spaces))
         take = (
-            list(compress(range(35), chain.from_iterable(s.spaces))),
-            list(compress(_TAKE_ACTS, chain.from_iterable(s.spaces))),
-            list(compress(_TAKE_CODES, chain.from_iterable(s.spaces))),
+            tuple(compress(range(35), flat)),
+            tuple(compress(_TAKE_ACTS, flat)),
+            tuple(compress(_TAKE_CODES, flat)),
         )
         s._take = take
-    acts = take[1][:]
-    codes = take[2][:]
     p = s.active
-    coins = s.coins[p]
     # V-WEL-1/4: three cubes of one colour, coins standing in for any of them (G-12).
-    if coins >= vd.WELL_CUBES or max(s.cubes[p]) + coins >= vd.WELL_CUBES:
-        acts.extend(WELL_ACTS)
-        codes.extend(_WELL_CODES)
-    return acts, codes
+    # (Spelled out: builtin min/max calls cost more than these comparisons.)
+    short = vd.WELL_CUBES - s.coins[p]
+    cubes = s.cubes[p]
+    if (
+        short <= 0
+        or cubes[0] >= short
+        or cubes[1] >= short
+        or cubes[2] >= short
+        or cubes[3] >= short
+    ):
+        return take[1] + WELL_ACTS, take[2] + _WELL_CODES
+    return take[1], take[2]
 
 
 _TAKE_ACTS = tuple(take_act(sp, c) for sp in range(7) for c in range(5))
@@ -98,31 +100,42 @@ _TAKE_ACTS = tuple(take_act(sp, c) for sp in range(7) for c in range(5))
 
 def do_take(s: VillageState, code: Code) -> None:
     """V-TRN-1..4: take the cube, then the action point (or the market day)."""
-    sp, c = code[1], code[2]
+    _do, sp, c = code
     row = s.spaces[sp]
-    row[c] -= 1
+    left = row[c] - 1
+    row[c] = left
     s.board_cubes -= 1
-    take = s._take
-    if take is not None and not row[c]:
-        i = take[0].index(sp * 5 + c)
-        del take[0][i], take[1][i], take[2][i]
+    if not left:
+        take = s._take
+        if take is not None:
+            keys, acts, codes = take
+            i = keys.index(sp * 5 + c)
+            j = i + 1
+            s._take = (keys[:i] + keys[j:], acts[:i] + acts[j:], codes[:i] + codes[j:])
     p = s.active
     if c == vd.PLAGUE:
         s.sup_cubes[vd.PLAGUE] += 1  # V-TRN-3
         s.add_time(p, vd.PLAGUE_TIME)
     else:
         s.cubes[p][c] += 1  # V-TRN-2
-    go_action(s, sp)
+    if sp == vd.MARKET:
+        start_market(s)
+    else:  # go_action(), inlined on the most frequent path
+        s.act_space = sp
+        s.phase = ACTION
 
 
 _TAKE_CODES = tuple((do_take, sp, c) for sp in range(7) for c in range(5))
+# The option of each interned TAKE value, by identity (see VillageState.apply); the
+# values live as long as this module, so their ids stay theirs.
+TAKE_CODE_BY_ID: dict[int, Code] = {
+    id(a): code for a, code in zip(_TAKE_ACTS, _TAKE_CODES, strict=True)
+}
 
 
 def go_action(s: VillageState, sp: int) -> None:
     """Open the action point of space ``sp``; the market day is never optional."""
     if sp == vd.MARKET:
-        from games.village.market import start_market
-
         start_market(s)
     else:
         s.act_space = sp
@@ -139,21 +152,31 @@ _WELL_CODES = tuple((do_well, sp) for sp in range(7))
 
 
 def well_pay_options(s: VillageState) -> Options:
-    """V-DP-5."""
+    """V-DP-5 (cached: only counts up to the well's 3 matter)."""
     p = s.active
     coins = s.coins[p]
-    cubes = s.cubes[p]
+    return _well_pay_block(
+        bytes(s.cubes[p]).translate(_WELL_CAP),
+        coins if coins < vd.WELL_CUBES else vd.WELL_CUBES,
+    )
+
+
+_WELL_CAP = bytes(min(i, vd.WELL_CUBES) for i in range(256))
+
+
+@cache
+def _well_pay_block(cubes: bytes, coins: int) -> Block:
     acts: list[Action] = []
     codes: list[Code] = []
     kmax = min(vd.WELL_MAX_COINS_WITH_COLOUR, coins)
-    for c in range(4):
-        for k in range(max(0, vd.WELL_CUBES - cubes[c]), kmax + 1):
+    for c, held in enumerate(cubes):
+        for k in range(max(0, vd.WELL_CUBES - held), kmax + 1):
             acts.append(pay_well_act(c, k))
             codes.append((do_pay_well, c, k))
     if coins >= vd.WELL_CUBES:
         acts.append(PAY_WELL_COINS)
         codes.append((do_pay_well, 0, vd.WELL_CUBES))
-    return acts, codes
+    return tuple(acts), tuple(codes)
 
 
 def do_pay_well(s: VillageState, code: Code) -> None:
@@ -165,12 +188,15 @@ def do_pay_well(s: VillageState, code: Code) -> None:
 
 def free_options(s: VillageState) -> Options:
     """V-DP-6: any of the seven actions, without cube or well payment (V-END-3)."""
-    return list(FREE_ACTS), [(do_free, sp) for sp in range(7)]
+    return FREE_ACTS, _FREE_CODES
 
 
 def do_free(s: VillageState, code: Code) -> None:
     """V-DP-6: the free last action of a space."""
     go_action(s, code[1])
+
+
+_FREE_CODES = tuple((do_free, sp) for sp in range(7))
 
 
 def do_decline(s: VillageState, code: Code) -> None:
@@ -183,18 +209,17 @@ DECLINE_CODE: Code = (do_decline,)
 # --- V-DP-7: harvest --------------------------------------------------------------------
 
 
-def farmyard_gens(s: VillageState, p: int) -> list[int]:
-    """Generation indices present on p's farmyard."""
-    m = s.mem[p]
-    return [g for g in range(4) if m[vd.FARMYARD * 4 + g]]
+def farmyard_key(s: VillageState, p: int) -> bytes:
+    """0/1 per generation on p's farmyard (a small cache key)."""
+    return bytes(s.mem[p][:4]).translate(vd.OCCUPIED)
 
 
 def harvest_options(s: VillageState) -> Options:
     """V-DP-7."""
     m = s.mem[s.active]
     if m[0] or m[1] or m[2] or m[3]:  # V-HAR-1
-        return [HARVEST_ACT, DECLINE], [(do_harvest,), DECLINE_CODE]
-    return [DECLINE], [DECLINE_CODE]
+        return _HARVEST_OPTIONS
+    return DECLINE_ONLY
 
 
 def do_harvest(s: VillageState, code: Code) -> None:
@@ -213,6 +238,10 @@ def do_harvest(s: VillageState, code: Code) -> None:
     end_action(s)
 
 
+_HARVEST_OPTIONS: Options = ((HARVEST_ACT, DECLINE), ((do_harvest,), DECLINE_CODE))
+DECLINE_ONLY: Options = ((DECLINE,), (DECLINE_CODE,))
+
+
 # --- V-DP-8: family ---------------------------------------------------------------------
 
 
@@ -222,9 +251,10 @@ def family_options(s: VillageState) -> Options:
     m = s.mem[p]
     acts: list[Action] = []
     codes: list[Code] = []
-    if any(m[vd.UNBORN * 4 + g] for g in range(4)):  # G-29
+    u = vd.UNBORN * 4
+    if m[u] or m[u + 1] or m[u + 2] or m[u + 3]:  # G-29
         acts.append(BIRTH_ACT)
-        codes.append((do_birth,))
+        codes.append(_BIRTH_CODE)
     # V-FAM-1/2, G-22: placed members (buildings, council, church, towns), not the bag
     placed = m[4:76]
     acts.extend(compress(_RETURN_ACTS, placed))
@@ -245,6 +275,7 @@ def do_birth(s: VillageState, code: Code) -> None:
     end_action(s)
 
 
+_BIRTH_CODE: Code = (do_birth,)
 _RETURN_ACTS = tuple(return_act(g, loc) for loc in range(1, 19) for g in range(4))
 
 
@@ -267,21 +298,26 @@ PAY_BROWN, PAY_COIN, PAY_TIME = range(3)
 def church_options(s: VillageState) -> Options:
     """V-DP-15: TO_BAG per farmyard generation and payment, DECLINE."""
     p = s.active
+    return _church_block(
+        farmyard_key(s, p),
+        s.cubes[p][vd.BROWN] >= vd.CHURCH_BROWN,
+        s.coins[p] >= vd.CHURCH_BROWN,
+    )
+
+
+@cache
+def _church_block(farmyard: bytes, brown: bool, coin: bool) -> Block:
+    pays = [PAY_BROWN] * brown + [PAY_COIN] * coin + [PAY_TIME]
     acts: list[Action] = []
     codes: list[Code] = []
-    pays = []
-    if s.cubes[p][vd.BROWN] >= vd.CHURCH_BROWN:
-        pays.append(PAY_BROWN)
-    if s.coins[p] >= vd.CHURCH_BROWN:
-        pays.append(PAY_COIN)
-    pays.append(PAY_TIME)
-    for g in farmyard_gens(s, p):
-        for pay in pays:
-            acts.append(to_bag_act(g, pay))
-            codes.append((do_to_bag, g, pay))
+    for g in range(4):
+        if farmyard[g]:
+            for pay in pays:
+                acts.append(to_bag_act(g, pay))
+                codes.append((do_to_bag, g, pay))
     acts.append(DECLINE)
     codes.append(DECLINE_CODE)
-    return acts, codes
+    return tuple(acts), tuple(codes)
 
 
 def do_to_bag(s: VillageState, code: Code) -> None:
@@ -297,74 +333,4 @@ def do_to_bag(s: VillageState, code: Code) -> None:
     m = s.mem[p]
     m[vd.FARMYARD * 4 + g] -= 1
     m[vd.BAG * 4 + g] += 1
-    end_action(s)
-
-
-# --- V-DP-13 / V-DP-14: cubes and goods of choice ---------------------------------------
-
-
-def offer_cubes(s: VillageState) -> None:
-    """Stage-2 privilege or town reward: V-DP-13 unless the supply holds no cube (G-30)."""
-    sup = s.sup_cubes
-    if sup[0] or sup[1] or sup[2] or sup[3]:
-        s.phase = CUBES
-    else:
-        end_action(s)
-
-
-def cubes_options(s: VillageState) -> Options:
-    """V-DP-13: unordered colour pairs the supply can give (or single cubes)."""
-    sup = s.sup_cubes
-    acts: list[Action] = []
-    codes: list[Code] = []
-    if sup[0] + sup[1] + sup[2] + sup[3] >= vd.PRIVILEGE_CUBES:
-        for a in range(4):
-            if not sup[a]:
-                continue
-            for b in range(a, 4):
-                if sup[b] >= (2 if a == b else 1):
-                    key = (a, b)
-                    acts.append(cubes_act(key))
-                    codes.append((do_cubes, key))
-    else:
-        for a in range(4):
-            if sup[a]:
-                acts.append(cubes_act((a,)))
-                codes.append((do_cubes, (a,)))
-    return acts, codes
-
-
-def do_cubes(s: VillageState, code: Code) -> None:
-    """Take the chosen cubes from the supply; the action is over."""
-    p = s.active
-    for c in code[1]:
-        s.sup_cubes[c] -= 1
-        s.cubes[p][c] += 1
-    end_action(s)
-
-
-def offer_good(s: VillageState) -> None:
-    """Stage-3 privilege: V-DP-14 (offered only when the supply holds a good, G-35)."""
-    if any(s.sup_goods):
-        s.phase = GOODS
-    else:
-        end_action(s)
-
-
-def goods_options(s: VillageState) -> Options:
-    """V-DP-14: a goods type still in the supply."""
-    acts: list[Action] = []
-    codes: list[Code] = []
-    for g in range(5):
-        if s.sup_goods[g]:
-            acts.append(TAKE_GOOD_ACTS[g])
-            codes.append((do_take_good, g))
-    return acts, codes
-
-
-def do_take_good(s: VillageState, code: Code) -> None:
-    """Take the chosen good from the supply; the action is over."""
-    g = code[1]
-    s.sup_goods[g] -= 1
-    s.goods[s.active][g] += 1
     end_action(s)
