@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from games.core import Action, Result, competition_ranks
 from games.farmaria import data as d
-from games.farmaria import market
-from games.farmaria.actions import CARD_INDEX, Borrow, Sell, sell_at
+from games.farmaria import demolition, market
+from games.farmaria.actions import CARD_INDEX, Borrow, Demolish, Sell, sell_at
 from games.farmaria.farm import count_vp, goods_income, interest, sellables, tax_of, upkeep_of
 from games.farmaria.flow import bit, start_year
 from games.farmaria.state import GAME_OVER, PAY_4A, REPAY_4A, FarmariaState
@@ -16,12 +16,22 @@ def evading(s: FarmariaState, p: int) -> bool:
     return bool(s.played[p] & bit(d.TAX_EVASION))
 
 
+def tax_due(s: FarmariaState, p: int) -> bool:
+    """FM-EVT-9: Tax is in effect and p is neither Michalis (FM-CHAR-4) nor evading it."""
+    return bool(s.effective >> d.EV_TAX & 1) and s.char[p] != d.MICHALIS and not evading(s, p)
+
+
 def amount_due(s: FarmariaState, p: int) -> int:
-    """FM-MONEY-1 step 2: P = tax_due + audit_penalty + upkeep_due (recomputed after sales)."""
-    tax = 0
-    if s.effective >> d.EV_TAX & 1 and s.char[p] != d.MICHALIS and not evading(s, p):
-        tax = tax_of(s.farm[p])
+    """FM-MONEY-1 step 2: P = tax_due + audit_penalty + upkeep_due (recomputed after sales
+    and demolitions)."""
+    tax = tax_of(s.farm[p]) if tax_due(s, p) else 0
     return tax + s.audit_pen[p] + upkeep_of(s, p)
+
+
+def stable_charge(s: FarmariaState, p: int) -> int:
+    """What one of p's stables adds to P now: its tax if due, plus its upkeep."""
+    stable = d.GOODS[d.STABLE]
+    return (stable.tax if tax_due(s, p) else 0) + stable.upkeep
 
 
 def begin_4a(s: FarmariaState, idx: int) -> None:
@@ -69,17 +79,33 @@ def after_payment(s: FarmariaState, p: int) -> None:
 
 
 def legal_pay(s: FarmariaState) -> list[Action]:
-    """FM-DEC-21/22: sell(x) at the emergency price, or borrow / reborrow."""
+    """FM-DEC-21/22: sell(x) at the emergency price, or borrow / reborrow.
+
+    While the stables' charge is still to be paid (``pay_4a``), each stable may also be
+    demolished first (Greek p.4, "at any time"): that lowers P by ``stable_charge``. Once P
+    is paid (``repay_4a``) a demolition would only lose the stable's VP, so it is not offered.
+    """
     p = s.order[s.idx]
     out: list[Action] = [sell_at(t, fi, st) for t, fi, st in sellables(s.farm[p])]
+    if s.pay_stage == 1 and stable_charge(s, p) > 0:
+        out += demolition.options(s, p)
     out.append(Borrow())
     return out
+
+
+def resume_4a(s: FarmariaState) -> None:
+    """Carry on with the current player's 4a stages, then the next players'."""
+    if continue_4a(s):
+        begin_4a(s, s.idx + 1)
 
 
 def apply_pay(s: FarmariaState, a: Action) -> None:
     from games.farmaria.investing import sell_owned
 
     p = s.order[s.idx]
+    if isinstance(a, Demolish):  # relocations first; resume_4a recomputes P after them
+        demolition.demolish_stable(s, p, a, PAY_4A)
+        return
     if isinstance(a, Sell):  # FM-AMB-14: always the emergency price in 4a
         sell_owned(s, p, CARD_INDEX[a.card], a.field, a.stable, False)
     elif s.pay_stage == 1:  # bridge loan of exactly the shortfall (FM-LOAN-1)
@@ -94,8 +120,7 @@ def apply_pay(s: FarmariaState, a: Action) -> None:
         s.wallet[p] = 0
         begin_4a(s, s.idx + 1)
         return
-    if continue_4a(s):
-        begin_4a(s, s.idx + 1)
+    resume_4a(s)
 
 
 def end_of_year(s: FarmariaState) -> None:
@@ -118,21 +143,21 @@ def end_of_year(s: FarmariaState) -> None:
     s.ye_discard.extend(s.ye_current)  # FM-EOY-1 step 1
     s.ye_current = []
     s.effective = 0
-    for p in range(s.n):
-        s.evaded_last[p] = evading(s, p) and s.char[p] != d.MICHALIS  # step 2
-        s.evaded_amt_last[p] = s.evaded_amt_now[p]
-        s.evaded_amt_now[p] = 0
-        s.audit_pen[p] = 0
-        s.jailed_now[p] = s.jailed_next[p]  # step 3
-        s.jailed_next[p] = False
-        s.played[p] = 0  # step 4
-        s.dip_received[p] = False
-        s.stole[p] = False
-        s.theft_targeted[p] = False
-        s.dip_attack[p] = False
-        s.ioanna_used[p] = False
-        s.nikos_used[p] = False
-        s.phase3_done[p] = False
+    n = s.n
+    s.evaded_last = [evading(s, p) and s.char[p] != d.MICHALIS for p in range(n)]  # step 2
+    s.evaded_amt_last = s.evaded_amt_now
+    s.evaded_amt_now = [0] * n
+    s.audit_pen = [0] * n
+    s.jailed_now = s.jailed_next  # step 3
+    s.jailed_next = [False] * n
+    s.played = [0] * n  # step 4
+    s.dip_received = [False] * n
+    s.stole = [False] * n
+    s.theft_targeted = [False] * n
+    s.dip_attack = [False] * n
+    s.ioanna_used = [False] * n
+    s.nikos_used = [False] * n
+    s.phase3_done = [False] * n
     s.cm_put.clear()
     s.moved = set()
     if s.year >= s.year_limit or s.end_triggered:  # step 5, FM-END-1/2

@@ -10,26 +10,38 @@ from games.core import Action
 from games.farmaria import data as d
 from games.farmaria import flow, market
 from games.farmaria.actions import CARD_INDEX, CARDS, PASS, Bid, LotFromHand, LotFromMarket, bid
-from games.farmaria.farm import CTYPE, can_acquire, can_acquire_item, price
+from games.farmaria.farm import CTYPE, acquirable_types, can_acquire_item, price
 from games.farmaria.state import AUCTION_BID, AUCTION_LOT, FarmariaState
 
 # -- Auction (FM-ACT-7, FM-CHAR-14) --------------------------------------------------------
 
 
+#: price column -> goods type -> its opening price, ceil(price / 2)
+_HALF_PRICE: dict[str, tuple[int, ...]] = {
+    col: tuple(-(-getattr(g, col) // 2) for g in d.GOODS) for col in ("item", "cm")
+}
+
+
 def opening(s: FarmariaState, cm_card: int, hand_type: int) -> int:
     """ceil(CM price / 2), or ceil(item price / 2) under Discount (sums for a bundle)."""
     col = "item" if s.effective >> d.EV_DISCOUNT & 1 else "cm"
-    value = price(s, cm_card, col) if cm_card >= 0 else getattr(d.GOODS[hand_type], col)
-    return -(-value // 2)
+    if cm_card < 0:
+        return _HALF_PRICE[col][hand_type]
+    return -(-price(s, cm_card, col) // 2)
 
 
-def auction_lots(s: FarmariaState, p: int, first: bool = False) -> list[Action]:
-    """FM-DEC-15: lots the auctioneer can open and place (``first``: existence test)."""
+def auction_lots(
+    s: FarmariaState, p: int, first: bool = False, acq: int | None = None
+) -> list[Action]:
+    """FM-DEC-15: lots the auctioneer can open and place (``first``: existence test;
+    ``acq``: :func:`farm.acquirable_types` of p when the caller has it)."""
+    if acq is None:
+        acq = acquirable_types(s, p)
     out: list[Action] = []
     w = s.wallet[p]
     types = sorted({CTYPE[c] for c in s.sel[p]} | {CTYPE[c] for c in s.opp[p]})
     for t in types:
-        if t < d.NUM_GOODS and opening(s, -1, t) <= w and can_acquire(s, p, t):
+        if t < d.NUM_GOODS and opening(s, -1, t) <= w and acq >> t & 1:
             out.append(LotFromHand(CARDS[t]))
             if first:
                 return out
@@ -37,7 +49,8 @@ def auction_lots(s: FarmariaState, p: int, first: bool = False) -> list[Action]:
         c = market.active(s, pos)
         if c < 0 or CTYPE[c] >= d.NUM_GOODS or market.put_by(s, c, p):
             continue
-        if opening(s, c, -1) <= w and can_acquire_item(s, p, c):
+        fits = can_acquire_item(s, p, c) if c in s.bundles else acq >> CTYPE[c] & 1
+        if opening(s, c, -1) <= w and fits:
             out.append(LotFromMarket(pos + 1))
             if first:
                 return out

@@ -23,7 +23,7 @@ from games.farmaria.actions import (
     Reject,
     StealFrom,
 )
-from games.farmaria.farm import CTYPE, IS_ANIMAL, can_acquire
+from games.farmaria.farm import CTYPE, acquirable_types
 from games.farmaria.flow import bit
 from games.farmaria.state import (
     BABIS_KEEP,
@@ -36,28 +36,30 @@ from games.farmaria.state import (
 )
 
 ATTACKS = (d.THIEF, d.BURGLAR, d.DIPLOMACY, d.AUCTION, d.OPPORTUNITY)
+_ATTACK_BITS = tuple((t, bit(t)) for t in ATTACKS)
+_ANIMALS = sum(1 << t for t in d.ANIMALS)
 
 
-def playable(s: FarmariaState, p: int, hand_types: list[int]) -> list[Action]:
-    """FM-DEC-7 items 8-12: action cards p may play now (``hand_types``: selected types)."""
+def playable(s: FarmariaState, p: int, hand: int, acq: int) -> list[Action]:
+    """FM-DEC-7 items 8-12: action cards p may play now (``hand``: bitmask of the selected
+    card types; ``acq``: the goods types p could take now, see :func:`farm.acquirable_types`)."""
     out: list[Action] = []
     played = s.played[p]
-    for t in ATTACKS:
-        if played & bit(t) or t not in hand_types:
+    for t, b in _ATTACK_BITS:
+        if played & b or not hand >> t & 1:
             continue
-        if t in (d.THIEF, d.BURGLAR):
-            if s.stole[p] or not theft_targets(s, p, t, first=True):  # FM-ACT-G4
+        if t == d.THIEF or t == d.BURGLAR:
+            if s.stole[p] or not theft_targets(s, p, t, True, acq):  # FM-ACT-G4
                 continue
         elif t == d.DIPLOMACY:
             if not diplomacy_targets(s, p, first=True):
                 continue
-        elif t == d.AUCTION and (
-            s.char[p] == d.NIKOS or not auction.auction_lots(s, p, first=True)
-        ):
+        elif t == d.AUCTION and (s.char[p] == d.NIKOS or not auction.auction_lots(s, p, True, acq)):
             continue
         out.append(PLAY[t])
-    for t in flow.defence_options(s, p):  # item 12
-        out.append(PLAY[t])
+    if hand & flow.DEFENCE_CARDS:  # item 12 (only 1b-selected cards count: see there)
+        for t in flow.defence_options(s, p):
+            out.append(PLAY[t])
     return out
 
 
@@ -109,20 +111,24 @@ def legal_reject(s: FarmariaState) -> list[Action]:
 
 
 def _back(s: FarmariaState) -> None:
-    from games.farmaria.investing import back_to_3a
-
-    back_to_3a(s)
+    flow.back_to_3a(s)
 
 
 # -- thefts (FM-ACT-1/2/3/4, FM-ACT-G4) ---------------------------------------------------
 
 
-def theft_targets(s: FarmariaState, p: int, kind: int, first: bool = False) -> list[Action]:
+def theft_targets(
+    s: FarmariaState, p: int, kind: int, first: bool = False, acq: int | None = None
+) -> list[Action]:
     """FM-DEC-11: (opponent, animal) pairs the attacker could take and place.
 
-    With ``first`` the search stops at the first target (an existence test).
+    With ``first`` the search stops at the first target (an existence test); ``acq`` is
+    :func:`farm.acquirable_types` of the attacker when the caller has it.
     """
+    takes = (acquirable_types(s, p) if acq is None else acq) & _ANIMALS
     out: list[Action] = []
+    if not takes:
+        return out
     for q in range(s.n):
         if q == p or s.char[q] == d.IRINI or s.theft_targeted[q]:
             continue
@@ -131,11 +137,10 @@ def theft_targets(s: FarmariaState, p: int, kind: int, first: bool = False) -> l
             if kind == d.BURGLAR:
                 pools.extend(enumerate(f.inside))
             for st, pool in pools:
-                for t in sorted({CTYPE[c] for c in pool if IS_ANIMAL[CTYPE[c]]}):
-                    if can_acquire(s, p, t):
-                        out.append(StealFrom(q, CARDS[t], fi, st))
-                        if first:
-                            return out
+                for t in sorted({CTYPE[c] for c in pool if takes >> CTYPE[c] & 1}):
+                    out.append(StealFrom(q, CARDS[t], fi, st))
+                    if first:
+                        return out
     return out
 
 
@@ -202,12 +207,14 @@ def apply_theft_defence(s: FarmariaState, a: Action) -> None:
 def diplomacy_targets(s: FarmariaState, p: int, first: bool = False) -> list[Action]:
     """FM-DEC-13 (with ``first``: stop at the first target, an existence test)."""
     out: list[Action] = []
-    for pos in range(s.k):
-        c = market.active(s, pos)
-        if c >= 0 and c not in s.bundles and not market.put_by(s, c, p):
-            out.append(DiplomacyMarket(pos + 1))
-            if first:
-                return out
+    bundles, cm_put = s.bundles, s.cm_put
+    for pos, stack in enumerate(s.cm):  # inlined market.active / put_by: a hot loop
+        if stack:
+            c = stack[-1]
+            if c not in bundles and not (c in cm_put and cm_put[c] >> p & 1):
+                out.append(DiplomacyMarket(pos + 1))
+                if first:
+                    return out
     babis = s.char[p] == d.BABIS
     for q in range(s.n):
         if q == p or s.char[q] == d.GIANNOS or s.dip_received[q]:

@@ -6,6 +6,7 @@ shelters 4, a large animal, plant or tractor takes 2, a small animal 1.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from games.farmaria import data as d
@@ -64,9 +65,11 @@ class Field:
 
     def content_units(self) -> int:
         """Half-units of plants, tractor and animals, inside stables included (FM-FARM-8)."""
-        return sum(HALF[CTYPE[c]] for c in self.outside) + sum(
-            HALF[CTYPE[c]] for a in self.inside for c in a
-        )
+        half = CARD_HALF.__getitem__
+        units = sum(map(half, self.outside))
+        for a in self.inside:
+            units += sum(map(half, a))
+        return units
 
     def is_full(self) -> bool:
         """FM-FARM-8: all 6 spaces covered (stable spaces only by animals inside)."""
@@ -95,7 +98,7 @@ def usage(fields: list[Field]) -> Usage:
         (
             f.outside_used(),
             len(f.stables),
-            [sum(HALF[CTYPE[c]] for c in a) for a in f.inside],
+            [sum(map(CARD_HALF.__getitem__, a)) for a in f.inside],
         )
         for f in fields
     ]
@@ -123,6 +126,84 @@ def locations_in(use: Usage, t: int) -> list[tuple[int, int]]:
     return out
 
 
+# -- room counts: the fast form of locations_for, for whole option lists --------------------
+#
+# A new good of type t could go to ``rooms[ROOM_CLASS[t]]`` locations: a stable needs a
+# stable site, a field no room at all, any other good outside room for its half-units and,
+# for an animal, also a stable with room for it. Goods take 1 or 2 half-units (small
+# animals; everything else), which the unrolled counts in ``farm_use`` rely on.
+ROOM_SITE, ROOM_ANY = 0, 1
+_PLACED = [t for t in range(d.NUM_GOODS) if t not in (d.FIELD, d.STABLE)]
+assert {HALF[t] for t in _PLACED} <= {1, 2}, "farm_use counts room for 1 or 2 half-units"
+#: goods type -> its room class: 2 * half-units + (1 for an animal), or ROOM_SITE / ROOM_ANY
+ROOM_CLASS: tuple[int, ...] = tuple(
+    ROOM_SITE if t == d.STABLE else 2 * HALF[t] + IS_ANIMAL[t] if t in _PLACED else ROOM_ANY
+    for t in range(d.NUM_GOODS)
+)
+#: room class -> bitmask of the goods types in it
+CLASS_TYPES: tuple[int, ...] = tuple(
+    sum(1 << t for t in range(d.NUM_GOODS) if ROOM_CLASS[t] == k) for k in range(6)
+)
+_SITE_TYPES, _ANY_TYPES = CLASS_TYPES[ROOM_SITE], CLASS_TYPES[ROOM_ANY]
+_FULL = d.FIELD_HALF_SPACES
+_SITE_MAX = d.FIELD_HALF_SPACES - HALF[d.STABLE]  # most outside half-units that leave a site
+_CAP = d.STABLE_HALF_CAPACITY
+_NO_STABLES: list[int] = []
+
+
+def farm_use(fields: list[Field]) -> tuple[list[int], list[list[int]], list[int]]:
+    """Per field the outside half-units used and each stable's, and the room counts by room
+    class (how many locations could take one more good of that class; FM-DEC-8)."""
+    half = CARD_HALF.__getitem__
+    outs: list[int] = []
+    ins: list[list[int]] = []
+    site = o1 = o2 = s1 = s2 = 0
+    for f in fields:
+        outside, inside = f.outside, f.inside
+        used = HALF[d.STABLE] * len(inside) + (sum(map(half, outside)) if outside else 0)
+        outs.append(used)
+        if used <= _FULL - 2:
+            o1 += 1
+            o2 += 1
+            site += used <= _SITE_MAX and len(inside) < d.MAX_STABLES_PER_FIELD
+        elif used < _FULL:
+            o1 += 1
+        if inside:
+            units = [sum(map(half, a)) for a in inside]
+            for u in units:
+                if u <= _CAP - 2:
+                    s1 += 1
+                    s2 += 1
+                elif u < _CAP:
+                    s1 += 1
+            ins.append(units)
+        else:
+            ins.append(_NO_STABLES)
+    return outs, ins, [site, 1, o1, o1 + s1, o2, o2 + s2]
+
+
+def room_mask(rooms: list[int]) -> int:
+    """The goods types with at least one location (``farm_use`` room counts), fields always
+    (they need no room); the tractor rules are the caller's."""
+    return (
+        _ANY_TYPES
+        | (_SITE_TYPES if rooms[ROOM_SITE] else 0)
+        | (CLASS_TYPES[2] if rooms[2] else 0)
+        | (CLASS_TYPES[3] if rooms[3] else 0)
+        | (CLASS_TYPES[4] if rooms[4] else 0)
+        | (CLASS_TYPES[5] if rooms[5] else 0)
+    )
+
+
+def acquirable_types(s: FarmariaState, p: int) -> int:
+    """Bitmask of the goods types player p could take now (FM-FARM-3/5, FM-CHAR-13)."""
+    fields = s.farm[p]
+    mask = room_mask(farm_use(fields)[2])
+    if s.char[p] == d.ARGYRI or has_tractor(fields):
+        mask &= ~(1 << d.TRACTOR)
+    return mask
+
+
 def can_acquire(s: FarmariaState, p: int, t: int) -> bool:
     """FM-FARM-3/5, FM-CHAR-13: could player p take a good of type t now?"""
     if t == d.FIELD:
@@ -147,12 +228,18 @@ def item_cards(s: FarmariaState, card: int) -> list[int]:
     return [card] if b is None else b.cards()
 
 
+#: price column -> card id -> that price of the card's goods type (0 for action cards)
+CARD_PRICE: dict[str, tuple[int, ...]] = {
+    col: tuple(getattr(d.GOODS[t], col) if t < d.NUM_GOODS else 0 for t in CTYPE)
+    for col in ("item", "cm", "emergency", "merchant")
+}
+
+
 def price(s: FarmariaState, card: int, column: str) -> int:
     """Price of a CM item (a bundle costs the sum of its parts, FM-SELL-4)."""
-    total = 0
-    for c in item_cards(s, card):
-        total += getattr(d.GOODS[CTYPE[c]], column)
-    return total
+    prices = CARD_PRICE[column]
+    b = s.bundles.get(card)
+    return prices[card] if b is None else sum(map(prices.__getitem__, b.cards()))
 
 
 def sellables(fields: list[Field]) -> list[tuple[int, int, int]]:
@@ -213,21 +300,26 @@ def owned_cards(fields: list[Field]) -> list[int]:
     return out
 
 
+def _per_card(value: Callable[[int], int]) -> tuple[int, ...]:
+    """card id -> ``value(goods type)`` (0 for an action card), for the yearly sums."""
+    return tuple(value(t) if t < d.NUM_GOODS else 0 for t in CTYPE)
+
+
+_CARD_TAX = _per_card(lambda t: d.GOODS[t].tax)
+_CARD_UPKEEP = _per_card(lambda t: d.GOODS[t].upkeep)
+_CARD_UPKEEP_LAMBIS = _per_card(lambda t: 0 if IS_ANIMAL[t] else d.GOODS[t].upkeep)
+_CARD_VP = _per_card(lambda t: d.GOODS[t].vp)
+
+
 def tax_of(fields: list[Field]) -> int:
     """Tax of all owned goods (FM-EVT-9)."""
-    return sum(d.GOODS[CTYPE[c]].tax for c in owned_cards(fields))
+    return sum(map(_CARD_TAX.__getitem__, owned_cards(fields)))
 
 
 def upkeep_of(s: FarmariaState, p: int) -> int:
     """Upkeep of all owned goods; Lambis pays none for animals (FM-CHAR-3)."""
-    lambis = s.char[p] == d.LAMBIS
-    total = 0
-    for c in owned_cards(s.farm[p]):
-        t = CTYPE[c]
-        if lambis and IS_ANIMAL[t]:
-            continue
-        total += d.GOODS[t].upkeep
-    return total
+    upkeep = _CARD_UPKEEP_LAMBIS if s.char[p] == d.LAMBIS else _CARD_UPKEEP
+    return sum(map(upkeep.__getitem__, owned_cards(s.farm[p])))
 
 
 def crop_delta(e: int, t: int) -> int:
@@ -280,10 +372,16 @@ def full_fields(fields: list[Field]) -> int:
     return sum(1 for f in fields if f.is_full())
 
 
+def farm_changed(s: FarmariaState, p: int) -> None:
+    """FM-END-1(c), latched (FM-AMB-20): enough full fields at the same time."""
+    if full_fields(s.farm[p]) >= s.cond.full_fields:
+        s.end_triggered = True
+
+
 def count_vp(s: FarmariaState, p: int) -> int:
     """FM-VP-1: VP recounted from zero."""
     fields = s.farm[p]
-    goods = sum(d.GOODS[CTYPE[c]].vp for c in owned_cards(fields))
+    goods = sum(map(_CARD_VP.__getitem__, owned_cards(fields)))
     return (
         goods
         + s.wallet[p] // d.COINS_PER_VP

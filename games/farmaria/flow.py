@@ -25,6 +25,14 @@ from games.farmaria.state import (
 )
 
 DEFENCE_EVENTS = ((d.INSECTICIDE, d.EV_INSECTS), (d.VET, d.EV_DISEASE), (d.TAX_EVASION, d.EV_TAX))
+_DEFENCE_EVENT_MASK = sum(1 << ev for _, ev in DEFENCE_EVENTS)
+#: bitmask of the defence card types (for a quick "holds none" test)
+DEFENCE_CARDS = sum(1 << t for t, _ in DEFENCE_EVENTS)
+# (card type, its event, its bit in ``played``, the character who may not play it)
+_DEFENCES = tuple(
+    (t, ev, 1 << (t - d.THIEF), {d.INSECTICIDE: d.ARGYRI, d.TAX_EVASION: d.MICHALIS}.get(t, -1))
+    for t, ev in DEFENCE_EVENTS
+)  # FM-CHAR-13: Argyri never uses Insecticide; FM-CHAR-4: Michalis never evades tax
 
 
 def bit(t: int) -> int:
@@ -121,11 +129,20 @@ def auto_select(s: FarmariaState, p: int) -> bool:
         s.sel[p].extend(hand)
         s.fd[p] = []
         s.sel_left = 0
-    elif s.sel_left and len(set(map(CTYPE.__getitem__, hand))) == 1:
+    elif s.sel_left and _one_type(hand):
         for _ in range(s.sel_left):
             s.sel[p].append(hand.pop())
         s.sel_left = 0
     return s.sel_left == 0
+
+
+def _one_type(cards: list[int]) -> bool:
+    """Are these (at least one) cards all of one type? (Stops at the first other type.)"""
+    t = CTYPE[cards[0]]
+    for c in cards:  # noqa: SIM110 - a plain loop: all() over a generator is slower here
+        if CTYPE[c] != t:
+            return False
+    return True
 
 
 def select_card(s: FarmariaState, p: int, t: int) -> None:
@@ -170,17 +187,18 @@ def begin_phase2(s: FarmariaState) -> None:
 
 def defence_options(s: FarmariaState, p: int) -> list[int]:
     """FM-DEC-6: event-defence cards p may play now (1b-selected, unplayed, allowed)."""
-    out = []
+    out: list[int] = []
     e = s.effective
-    for t, ev in DEFENCE_EVENTS:
-        if not e >> ev & 1 or s.played[p] & bit(t):
+    if not e & _DEFENCE_EVENT_MASK:  # the usual year: nothing to defend against
+        return out
+    played, ch, sel = s.played[p], s.char[p], s.sel[p]
+    for t, ev, played_bit, barred in _DEFENCES:
+        if not e >> ev & 1 or played & played_bit or ch == barred:
             continue
-        if t == d.INSECTICIDE and s.char[p] == d.ARGYRI:  # FM-CHAR-13
-            continue
-        if t == d.TAX_EVASION and s.char[p] == d.MICHALIS:  # FM-CHAR-4
-            continue
-        if any(CTYPE[c] == t for c in s.sel[p]):
-            out.append(t)
+        for c in sel:
+            if CTYPE[c] == t:
+                out.append(t)
+                break
     return out
 
 
@@ -241,6 +259,12 @@ def begin_phase3(s: FarmariaState, idx: int) -> None:
         s.phase3_done[p] = True  # FM-P3-5: a jailed player counts as passed
         idx += 1
     accounting.begin_4a(s, 0)
+
+
+def back_to_3a(s: FarmariaState) -> None:
+    """The active player's 3a continues (after a placement, a card, a demolition...)."""
+    s.dec = ACTION_3A
+    s.actor = s.active
 
 
 def begin_3b(s: FarmariaState) -> None:

@@ -6,6 +6,7 @@ Chance streams: ``deck`` (index = shuffle number) for every shuffle of the manag
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING
 
 from games.farmaria import data as d
@@ -65,10 +66,30 @@ def _collect_inactive(s: FarmariaState) -> list[int]:
     return out
 
 
+def shuffle(rng: random.Random, x: list[int]) -> None:
+    """``rng.shuffle(x)``, bit for bit: CPython's algorithm with ``_randbelow`` inlined.
+
+    Shuffles are a tenth of a random game's time and most of it is the per-card method
+    call; the same ``getrandbits`` calls in the same order give the same order (guarded by
+    ``tests/games/farmaria/test_market.py::test_FM_CM_7_shuffle_matches_random_shuffle``).
+    """
+    getrandbits = rng.getrandbits
+    n = len(x)  # x[n - 1] swaps with x[j], j uniform in [0, n), for n = len(x) .. 2
+    while n > 1:
+        k = n.bit_length()  # the same for every n down to 2 ** (k - 1)
+        lowest = 1 << (k - 1)
+        while n >= lowest:
+            j = getrandbits(k)
+            while j >= n:
+                j = getrandbits(k)
+            n -= 1
+            x[n], x[j] = x[j], x[n]
+
+
 def shuffle_deck(s: FarmariaState, cards: list[int]) -> None:
     """Shuffle ``cards`` into a new deck order from stream ``deck``/shuffle number."""
     cards.sort()
-    s.chance.stream("deck", s.deck_shuffles).shuffle(cards)
+    shuffle(s.chance.stream("deck", s.deck_shuffles), cards)
     s.deck_shuffles += 1
     s.deck = cards
 
@@ -105,7 +126,7 @@ def audit_reshuffle(s: FarmariaState) -> None:
 def split_events(s: FarmariaState, evs: list[int]) -> None:
     """FM-SETUP-4: shuffle Year Event cards and split them into two equal piles."""
     evs.sort()
-    s.chance.stream("events", s.ye_shuffles).shuffle(evs)
+    shuffle(s.chance.stream("events", s.ye_shuffles), evs)
     s.ye_shuffles += 1
     half = (len(evs) + 1) // 2
     s.ye_piles = [evs[:half], evs[half:]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from games.core import Action
-from games.farmaria import accounting, auction, cards, flow, investing, state
+from games.farmaria import accounting, auction, cards, demolition, flow, investing, options, state
 from games.farmaria.actions import (
     CARD_INDEX,
     CARDS,
@@ -152,10 +152,10 @@ _TABLE: dict[int, tuple[Legal, Apply]] = {
     state.TASOS_TELL: (_legal_tell, _apply_tell),
     state.SELECT: (_legal_select, _apply_select),
     state.EVENT_DEFENCE: (_legal_defence, _apply_defence),
-    state.ACTION_3A: (investing.legal_3a, investing.apply_3a),
+    state.ACTION_3A: (options.legal_3a, investing.apply_3a),
     state.PLACE: (investing.legal_place, investing.apply_place),
     state.MOVE_TO: (investing.legal_move_to, investing.apply_move_to),
-    state.RELOCATE: (investing.legal_relocate, investing.apply_relocate),
+    state.RELOCATE: (demolition.legal_relocate, demolition.apply_relocate),
     state.THEFT_TARGET: (cards.legal_theft_target, cards.apply_theft_target),
     state.THEFT_DEFENCE: (cards.legal_theft_defence, cards.apply_theft_defence),
     state.DIPLOMACY_TARGET: (cards.legal_diplomacy, cards.apply_diplomacy),
@@ -174,22 +174,26 @@ _TABLE: dict[int, tuple[Legal, Apply]] = {
 }
 
 
+# The same, indexed by decision kind (a tuple index is the cheapest lookup on the hot path).
+_BY_KIND: tuple[tuple[Legal, Apply], ...] = tuple(_TABLE[k] for k in range(len(_TABLE)))
+
+
 def legal(s: FarmariaState) -> list[Action]:
     """The options of the pending decision (FM-DEC-3..22)."""
-    return _TABLE[s.dec][0](s)
+    return _BY_KIND[s.dec][0](s)
 
 
 def settle(s: FarmariaState) -> None:
     """Apply forced (single-option) decisions until a real one is pending or the game ends."""
     while not s.over:
-        acts = _TABLE[s.dec][0](s)
+        acts = _BY_KIND[s.dec][0](s)
         if len(acts) >= 2:
             s._legal = acts
             s._legal_set = None
             return
         if not acts:
             raise RuntimeError(f"no legal option for {state.DECISION_NAMES[s.dec]}")
-        _TABLE[s.dec][1](s, acts[0])
+        _BY_KIND[s.dec][1](s, acts[0])
     s.invalidate()
 
 
@@ -197,7 +201,7 @@ def apply_and_settle(s: FarmariaState, a: Action) -> None:
     """Apply a legal answer, then resolve until the next real decision (see :func:`settle`)."""
     s._legal = None
     s._legal_set = None
-    table = _TABLE
+    table = _BY_KIND
     table[s.dec][1](s, a)
     while not s.over:
         legal_of, apply_of = table[s.dec]

@@ -78,7 +78,7 @@ _SCALAR_ATTRS = (
     "discarded_any", "pending", "pending_owner", "move_card", "move_from", "thief", "victim",
     "theft_card", "theft_kind", "auctioneer", "lot", "lot_hand", "high", "high_bidder",
     "bidder", "drawn_owner", "babis_target", "babis_pools", "pay_stage", "bridge",
-    "ye_known", "tell_variant", "told", "lot_by_card",
+    "ye_known", "tell_variant", "told", "lot_by_card", "reloc_to",
 )  # fmt: skip
 
 
@@ -182,6 +182,7 @@ class FarmariaState(State):
         self.move_card = -1
         self.move_from = (0, -1)
         self.reloc: list[int] = []
+        self.reloc_to = ACTION_3A  # the decision kind a demolition's relocations return to
         self.thief = -1
         self.victim = -1
         self.theft_card = -1
@@ -235,7 +236,7 @@ class FarmariaState(State):
                 self._legal_set = set(legal)
             if action not in self._legal_set:
                 raise IllegalAction(f"{action} is not legal for player {self.actor} now")
-        _rules().apply_and_settle(self, action)
+        (_RULES[0] if _RULES else _rules()).apply_and_settle(self, action)
 
     def is_over(self) -> bool:
         return self.over

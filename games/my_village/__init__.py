@@ -21,7 +21,7 @@ class MyVillageSpec(GameSpec):
     display_name: ClassVar[str] = "My Village"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
-    rules_version: ClassVar[str] = "my_village-spec-1"  # the spec after its Part F revision
+    rules_version: ClassVar[str] = "my_village-1"  # the spec after its Part F revision
     #: 100 rounds (MV-GAP-16) x 4 turns x 100 decisions (a white sequence can serve
     #: every waiting customer), a true upper bound.
     max_decisions: ClassVar[int] = 40_000

@@ -20,7 +20,7 @@ class VillageSpec(GameSpec):
     display_name: ClassVar[str] = "Village"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
-    rules_version: ClassVar[str] = "village-spec-1"
+    rules_version: ClassVar[str] = "village-1"
     max_decisions: ClassVar[int] = 6000
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 

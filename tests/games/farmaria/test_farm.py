@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import random
+
+from games.farmaria.farm import (
+    ROOM_CLASS,
+    acquirable_types,
+    can_acquire,
+    farm_use,
+    locations_for,
+)
+from games.farmaria.state import FarmariaState
 from tests.games.farmaria.helpers import (
+    SPEC,
     act,
     at_3a,
     at_4a,
     blank,
+    d,
     farm_names,
     field,
     hand,
@@ -153,3 +165,28 @@ def test_FM_FARM_7_animals_only_sold() -> None:
         "sell cow F0",
         "sell tractor F0",
     ]
+
+
+def test_FM_DEC_8_room_counts_match_the_location_lists() -> None:
+    """Covers: FM-DEC-8
+    Covers: FM-FARM-3
+
+    The option lists count room (``farm_use``, ``acquirable_types``) instead of listing
+    locations: both must agree with ``locations_for`` / ``can_acquire`` on real farms."""
+    checked = 0
+    for n, seed in ((2, 3), (4, 5), (6, 7)):
+        s = SPEC.new_game(num_players=n, seed=seed)
+        rng = random.Random(seed)
+        while not s.is_over():
+            assert isinstance(s, FarmariaState)
+            for p in range(s.n):
+                _, _, rooms = farm_use(s.farm[p])
+                mask = acquirable_types(s, p)
+                for t in range(d.NUM_GOODS):
+                    assert bool(mask >> t & 1) == can_acquire(s, p, t)
+                    if t != d.FIELD:
+                        assert rooms[ROOM_CLASS[t]] == len(locations_for(s.farm[p], t))
+                checked += 1
+            legal = s.legal_actions()
+            s.apply(legal[rng.randrange(len(legal))])
+    assert checked > 1000

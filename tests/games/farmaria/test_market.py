@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from games.farmaria import market
 from games.farmaria.farm import CTYPE
 from tests.games.farmaria.helpers import (
@@ -270,3 +272,16 @@ def test_FM_BUY_1_only_selected_goods() -> None:
     assert "buy hen from hand" in strs(s) and "buy sheep from hand" not in strs(s)
     clear_cm(s)
     assert take(s, "sheep") >= 0
+
+
+def test_FM_CM_7_shuffle_matches_random_shuffle() -> None:
+    """Covers: FM-CM-7
+
+    The engine's inlined shuffle gives exactly ``random.Random.shuffle``'s order, so every
+    deck and Year Event order (and the golden games) stay as they were."""
+    for size in (0, 1, 2, 3, 36, 150, 186):
+        for seed in range(20):
+            ours, theirs = list(range(size)), list(range(size))
+            market.shuffle(random.Random(seed), ours)
+            random.Random(seed).shuffle(theirs)
+            assert ours == theirs
