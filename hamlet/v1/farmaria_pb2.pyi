@@ -13,9 +13,9 @@ name. Field numbers are never reused.
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from hamlet.v1 import shape_pb2 as _shape_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -940,24 +940,436 @@ Global___FarmariaBorrow: _TypeAlias = FarmariaBorrow  # noqa: Y015
 
 @_typing.final
 class FarmariaObservation(_message.Message):
-    """The observation is State.observation(seat) as JSON-like data, carried as a Struct (whole
-    numbers come back as integers through hamlet.codec).
+    """What one seat sees: State.observation(seat) (games/farmaria/observe.py). Public: characters,
+    wallets, debts, farms, defamations, jail, card counts, the market tops and stack sizes, pile
+    sizes, the used Year Events. Hidden: the other hands (your own is shown to you), the deck and
+    Year Event pile order, others' unrevealed selections, cards drawn by others. Python bots get
+    it as a dict with these field names as keys (see shape.proto for null and absent keys).
+    Cards are named by their ids (e.g. "bull", "field", "tax_evasion"), events likewise.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    VIEW_FIELD_NUMBER: _builtins.int
+    YEAR_FIELD_NUMBER: _builtins.int
+    TURN_ORDER_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    MARKET_FIELD_NUMBER: _builtins.int
+    MARKER_FIELD_NUMBER: _builtins.int
+    DECK_SIZE_FIELD_NUMBER: _builtins.int
+    EVENT_PILES_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    EFFECTIVE_EVENTS_FIELD_NUMBER: _builtins.int
+    USED_EVENTS_FIELD_NUMBER: _builtins.int
+    END_TRIGGERED_FIELD_NUMBER: _builtins.int
+    DECISION_FIELD_NUMBER: _builtins.int
+    ME_FIELD_NUMBER: _builtins.int
+    FORESIGHT_FIELD_NUMBER: _builtins.int
+    year: _builtins.int
+    marker: _builtins.int
+    """the market marker's position, from 1"""
+    deck_size: _builtins.int
+    """cards left in the (hidden) deck"""
+    end_triggered: _builtins.bool
+    """the game ends after this year"""
+    me: _builtins.int
+    """your seat (absent in the spectators' view)"""
     @_builtins.property
-    def view(self) -> _struct_pb2.Struct: ...
+    def turn_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """seats in this year's turn order"""
+
+    @_builtins.property
+    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___FarmariaPlayer]:
+        """one per seat, in seat order"""
+
+    @_builtins.property
+    def market(self) -> _containers.RepeatedCompositeFieldContainer[Global___FarmariaMarketStack]:
+        """the card market's stacks"""
+
+    @_builtins.property
+    def event_piles(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """cards left in the two Year Event piles"""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """this year's Year Events"""
+
+    @_builtins.property
+    def effective_events(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the Year Events in effect now"""
+
+    @_builtins.property
+    def used_events(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the Year Events already used, sorted"""
+
+    @_builtins.property
+    def decision(self) -> Global___FarmariaDecision:
+        """the decision being asked now"""
+
+    @_builtins.property
+    def foresight(self) -> _shape_pb2.StringList:
+        """The coming two Year Events (the tops of the piles), when you know them (Tasos, or whom he
+        told); absent otherwise.
+        """
+
     def __init__(
         self,
         *,
-        view: _struct_pb2.Struct | None = ...,
+        year: _builtins.int = ...,
+        turn_order: _abc.Iterable[_builtins.int] | None = ...,
+        players: _abc.Iterable[Global___FarmariaPlayer] | None = ...,
+        market: _abc.Iterable[Global___FarmariaMarketStack] | None = ...,
+        marker: _builtins.int = ...,
+        deck_size: _builtins.int = ...,
+        event_piles: _abc.Iterable[_builtins.int] | None = ...,
+        events: _abc.Iterable[_builtins.str] | None = ...,
+        effective_events: _abc.Iterable[_builtins.str] | None = ...,
+        used_events: _abc.Iterable[_builtins.str] | None = ...,
+        end_triggered: _builtins.bool = ...,
+        decision: Global___FarmariaDecision | None = ...,
+        me: _builtins.int | None = ...,
+        foresight: _shape_pb2.StringList | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_me", b"_me", "decision", b"decision", "foresight", b"foresight", "me", b"me"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_me", b"_me", "decision", b"decision", "deck_size", b"deck_size", "effective_events", b"effective_events", "end_triggered", b"end_triggered", "event_piles", b"event_piles", "events", b"events", "foresight", b"foresight", "marker", b"marker", "market", b"market", "me", b"me", "players", b"players", "turn_order", b"turn_order", "used_events", b"used_events", "year", b"year"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__me: _TypeAlias = _typing.Literal["me"]  # noqa: Y015
+    _WhichOneofArgType__me: _TypeAlias = _typing.Literal["_me", b"_me"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__me) -> _WhichOneofReturnType__me | None: ...
+
+Global___FarmariaObservation: _TypeAlias = FarmariaObservation  # noqa: Y015
+
+@_typing.final
+class FarmariaPlayer(_message.Message):
+    """One seat. The counts of the hand's parts are absent while cards are being selected; the
+    parts themselves are there only in the observation of their owner.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHARACTER_FIELD_NUMBER: _builtins.int
+    WALLET_FIELD_NUMBER: _builtins.int
+    DEBT_FIELD_NUMBER: _builtins.int
+    DEFAMATIONS_FIELD_NUMBER: _builtins.int
+    JAILED_FIELD_NUMBER: _builtins.int
+    JAILED_NEXT_YEAR_FIELD_NUMBER: _builtins.int
+    VP_FIELD_NUMBER: _builtins.int
+    FARM_FIELD_NUMBER: _builtins.int
+    HAND_SIZE_FIELD_NUMBER: _builtins.int
+    PLAYED_FIELD_NUMBER: _builtins.int
+    TURN_PASSED_FIELD_NUMBER: _builtins.int
+    GIFT_PENDING_FIELD_NUMBER: _builtins.int
+    SELECTED_COUNT_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_COUNT_FIELD_NUMBER: _builtins.int
+    OPPORTUNITY_COUNT_FIELD_NUMBER: _builtins.int
+    SELECTED_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_FIELD_NUMBER: _builtins.int
+    OPPORTUNITY_FIELD_NUMBER: _builtins.int
+    character: _builtins.str
+    """null until chosen"""
+    wallet: _builtins.int
+    debt: _builtins.int
+    defamations: _builtins.int
+    jailed: _builtins.bool
+    jailed_next_year: _builtins.bool
+    vp: _builtins.int
+    hand_size: _builtins.int
+    """cards in hand (selected, face down, opportunity)"""
+    turn_passed: _builtins.bool
+    """done with phase 3 this year"""
+    gift_pending: _builtins.bool
+    selected_count: _builtins.int
+    """selected cards (opportunity included)"""
+    face_down_count: _builtins.int
+    opportunity_count: _builtins.int
+    @_builtins.property
+    def farm(self) -> _containers.RepeatedCompositeFieldContainer[Global___FarmariaField]:
+        """the fields of this seat's farm"""
+
+    @_builtins.property
+    def played(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """action cards played this year"""
+
+    @_builtins.property
+    def selected(self) -> _shape_pb2.StringList:
+        """your own selected cards, sorted"""
+
+    @_builtins.property
+    def face_down(self) -> _shape_pb2.StringList:
+        """your own face-down cards, sorted"""
+
+    @_builtins.property
+    def opportunity(self) -> _shape_pb2.StringList:
+        """your own opportunity cards, sorted"""
+
+    def __init__(
+        self,
+        *,
+        character: _builtins.str | None = ...,
+        wallet: _builtins.int = ...,
+        debt: _builtins.int = ...,
+        defamations: _builtins.int = ...,
+        jailed: _builtins.bool = ...,
+        jailed_next_year: _builtins.bool = ...,
+        vp: _builtins.int = ...,
+        farm: _abc.Iterable[Global___FarmariaField] | None = ...,
+        hand_size: _builtins.int = ...,
+        played: _abc.Iterable[_builtins.str] | None = ...,
+        turn_passed: _builtins.bool = ...,
+        gift_pending: _builtins.bool = ...,
+        selected_count: _builtins.int | None = ...,
+        face_down_count: _builtins.int | None = ...,
+        opportunity_count: _builtins.int | None = ...,
+        selected: _shape_pb2.StringList | None = ...,
+        face_down: _shape_pb2.StringList | None = ...,
+        opportunity: _shape_pb2.StringList | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_character", b"_character", "_face_down_count", b"_face_down_count", "_opportunity_count", b"_opportunity_count", "_selected_count", b"_selected_count", "character", b"character", "face_down", b"face_down", "face_down_count", b"face_down_count", "opportunity", b"opportunity", "opportunity_count", b"opportunity_count", "selected", b"selected", "selected_count", b"selected_count"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_character", b"_character", "_face_down_count", b"_face_down_count", "_opportunity_count", b"_opportunity_count", "_selected_count", b"_selected_count", "character", b"character", "debt", b"debt", "defamations", b"defamations", "face_down", b"face_down", "face_down_count", b"face_down_count", "farm", b"farm", "gift_pending", b"gift_pending", "hand_size", b"hand_size", "jailed", b"jailed", "jailed_next_year", b"jailed_next_year", "opportunity", b"opportunity", "opportunity_count", b"opportunity_count", "played", b"played", "selected", b"selected", "selected_count", b"selected_count", "turn_passed", b"turn_passed", "vp", b"vp", "wallet", b"wallet"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__character: _TypeAlias = _typing.Literal["character"]  # noqa: Y015
+    _WhichOneofArgType__character: _TypeAlias = _typing.Literal["_character", b"_character"]  # noqa: Y015
+    _WhichOneofReturnType__face_down_count: _TypeAlias = _typing.Literal["face_down_count"]  # noqa: Y015
+    _WhichOneofArgType__face_down_count: _TypeAlias = _typing.Literal["_face_down_count", b"_face_down_count"]  # noqa: Y015
+    _WhichOneofReturnType__opportunity_count: _TypeAlias = _typing.Literal["opportunity_count"]  # noqa: Y015
+    _WhichOneofArgType__opportunity_count: _TypeAlias = _typing.Literal["_opportunity_count", b"_opportunity_count"]  # noqa: Y015
+    _WhichOneofReturnType__selected_count: _TypeAlias = _typing.Literal["selected_count"]  # noqa: Y015
+    _WhichOneofArgType__selected_count: _TypeAlias = _typing.Literal["_selected_count", b"_selected_count"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__character) -> _WhichOneofReturnType__character | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__face_down_count) -> _WhichOneofReturnType__face_down_count | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__opportunity_count) -> _WhichOneofReturnType__opportunity_count | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__selected_count) -> _WhichOneofReturnType__selected_count | None: ...
+
+Global___FarmariaPlayer: _TypeAlias = FarmariaPlayer  # noqa: Y015
+
+@_typing.final
+class FarmariaField(_message.Message):
+    """A field of a farm (or a bundle sold as one lot)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STABLES_FIELD_NUMBER: _builtins.int
+    OUTSIDE_FIELD_NUMBER: _builtins.int
+    FULL_FIELD_NUMBER: _builtins.int
+    full: _builtins.bool
+    """no room left"""
+    @_builtins.property
+    def stables(self) -> _containers.RepeatedCompositeFieldContainer[_shape_pb2.StringList]:
+        """per stable: the cards inside it, sorted"""
+
+    @_builtins.property
+    def outside(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the cards on the field outside stables, sorted"""
+
+    def __init__(
+        self,
+        *,
+        stables: _abc.Iterable[_shape_pb2.StringList] | None = ...,
+        outside: _abc.Iterable[_builtins.str] | None = ...,
+        full: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["full", b"full", "outside", b"outside", "stables", b"stables"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___FarmariaObservation: _TypeAlias = FarmariaObservation  # noqa: Y015
+Global___FarmariaField: _TypeAlias = FarmariaField  # noqa: Y015
+
+@_typing.final
+class FarmariaItem(_message.Message):
+    """A market item: a card id as a bare string, or {"bundle": field} for a field sold with
+    what is on it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    BUNDLE_FIELD_NUMBER: _builtins.int
+    card: _builtins.str
+    @_builtins.property
+    def bundle(self) -> Global___FarmariaField: ...
+    def __init__(
+        self,
+        *,
+        card: _builtins.str = ...,
+        bundle: Global___FarmariaField | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bundle", b"bundle", "card", b"card", "item", b"item"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bundle", b"bundle", "card", b"card", "item", b"item"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_item: _TypeAlias = _typing.Literal["card", "bundle"]  # noqa: Y015
+    _WhichOneofArgType_item: _TypeAlias = _typing.Literal["item", b"item"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_item) -> _WhichOneofReturnType_item | None: ...
+
+Global___FarmariaItem: _TypeAlias = FarmariaItem  # noqa: Y015
+
+@_typing.final
+class FarmariaMarketStack(_message.Message):
+    """A stack of the card market."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOP_FIELD_NUMBER: _builtins.int
+    SIZE_FIELD_NUMBER: _builtins.int
+    size: _builtins.int
+    @_builtins.property
+    def top(self) -> Global___FarmariaItem:
+        """null when the stack is empty"""
+
+    def __init__(
+        self,
+        *,
+        top: Global___FarmariaItem | None = ...,
+        size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["top", b"top"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["size", b"size", "top", b"top"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FarmariaMarketStack: _TypeAlias = FarmariaMarketStack  # noqa: Y015
+
+@_typing.final
+class FarmariaDecision(_message.Message):
+    """The decision being asked. `kind` is one of character, tasos_tell, select, event_defence,
+    action_3a, place, move_to, relocate, theft_target, theft_defence, diplomacy_target,
+    babis_keep, auction_lot, auction_bid, opportunity_reject, discard_opportunity, discard_limit,
+    discard_minimum, discard_more, giannos_pick, alexandros_reject, pay_4a, repay_4a, game_over;
+    the other keys are there only when they apply.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    ACTIVE_FIELD_NUMBER: _builtins.int
+    REMAINING_FIELD_NUMBER: _builtins.int
+    THIEF_FIELD_NUMBER: _builtins.int
+    ANIMAL_FIELD_NUMBER: _builtins.int
+    FIELD_FIELD_NUMBER: _builtins.int
+    STABLE_FIELD_NUMBER: _builtins.int
+    LOT_FIELD_NUMBER: _builtins.int
+    HIGH_BID_FIELD_NUMBER: _builtins.int
+    HIGH_BIDDER_FIELD_NUMBER: _builtins.int
+    PASSED_FIELD_NUMBER: _builtins.int
+    BIDDER_FIELD_NUMBER: _builtins.int
+    PLACING_FIELD_NUMBER: _builtins.int
+    RELOCATING_FIELD_NUMBER: _builtins.int
+    DRAWN_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    player: _builtins.int
+    """the seat asked; null once over"""
+    active: _builtins.int
+    """the seat whose turn it is (absent once over)"""
+    remaining: _builtins.int
+    """select: cards still to select"""
+    thief: _builtins.int
+    """theft_defence: the seat stealing"""
+    animal: _builtins.str
+    """theft_defence: the animal being stolen"""
+    field: _builtins.int
+    """theft_defence: its field"""
+    stable: _builtins.int
+    """theft_defence: its stable (-1: outside stables)"""
+    high_bid: _builtins.int
+    """during an auction: the highest bid"""
+    high_bidder: _builtins.int
+    """during an auction: its seat (-1: none yet)"""
+    bidder: _builtins.int
+    """auction_bid: the seat bidding"""
+    placing: _builtins.str
+    """the card being placed"""
+    @_builtins.property
+    def lot(self) -> Global___FarmariaItem:
+        """during an auction: the lot"""
+
+    @_builtins.property
+    def passed(self) -> _shape_pb2.BoolList:
+        """during an auction: per seat, has passed"""
+
+    @_builtins.property
+    def relocating(self) -> _shape_pb2.StringList:
+        """the animal being relocated"""
+
+    @_builtins.property
+    def drawn(self) -> _shape_pb2.StringList:
+        """the cards you drew and must choose from"""
+
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        player: _builtins.int | None = ...,
+        active: _builtins.int | None = ...,
+        remaining: _builtins.int | None = ...,
+        thief: _builtins.int | None = ...,
+        animal: _builtins.str | None = ...,
+        field: _builtins.int | None = ...,
+        stable: _builtins.int | None = ...,
+        lot: Global___FarmariaItem | None = ...,
+        high_bid: _builtins.int | None = ...,
+        high_bidder: _builtins.int | None = ...,
+        passed: _shape_pb2.BoolList | None = ...,
+        bidder: _builtins.int | None = ...,
+        placing: _builtins.str | None = ...,
+        relocating: _shape_pb2.StringList | None = ...,
+        drawn: _shape_pb2.StringList | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_active", b"_active", "_animal", b"_animal", "_bidder", b"_bidder", "_field", b"_field", "_high_bid", b"_high_bid", "_high_bidder", b"_high_bidder", "_placing", b"_placing", "_player", b"_player", "_remaining", b"_remaining", "_stable", b"_stable", "_thief", b"_thief", "active", b"active", "animal", b"animal", "bidder", b"bidder", "drawn", b"drawn", "field", b"field", "high_bid", b"high_bid", "high_bidder", b"high_bidder", "lot", b"lot", "passed", b"passed", "placing", b"placing", "player", b"player", "relocating", b"relocating", "remaining", b"remaining", "stable", b"stable", "thief", b"thief"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_active", b"_active", "_animal", b"_animal", "_bidder", b"_bidder", "_field", b"_field", "_high_bid", b"_high_bid", "_high_bidder", b"_high_bidder", "_placing", b"_placing", "_player", b"_player", "_remaining", b"_remaining", "_stable", b"_stable", "_thief", b"_thief", "active", b"active", "animal", b"animal", "bidder", b"bidder", "drawn", b"drawn", "field", b"field", "high_bid", b"high_bid", "high_bidder", b"high_bidder", "kind", b"kind", "lot", b"lot", "passed", b"passed", "placing", b"placing", "player", b"player", "relocating", b"relocating", "remaining", b"remaining", "stable", b"stable", "thief", b"thief"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__active: _TypeAlias = _typing.Literal["active"]  # noqa: Y015
+    _WhichOneofArgType__active: _TypeAlias = _typing.Literal["_active", b"_active"]  # noqa: Y015
+    _WhichOneofReturnType__animal: _TypeAlias = _typing.Literal["animal"]  # noqa: Y015
+    _WhichOneofArgType__animal: _TypeAlias = _typing.Literal["_animal", b"_animal"]  # noqa: Y015
+    _WhichOneofReturnType__bidder: _TypeAlias = _typing.Literal["bidder"]  # noqa: Y015
+    _WhichOneofArgType__bidder: _TypeAlias = _typing.Literal["_bidder", b"_bidder"]  # noqa: Y015
+    _WhichOneofReturnType__field: _TypeAlias = _typing.Literal["field"]  # noqa: Y015
+    _WhichOneofArgType__field: _TypeAlias = _typing.Literal["_field", b"_field"]  # noqa: Y015
+    _WhichOneofReturnType__high_bid: _TypeAlias = _typing.Literal["high_bid"]  # noqa: Y015
+    _WhichOneofArgType__high_bid: _TypeAlias = _typing.Literal["_high_bid", b"_high_bid"]  # noqa: Y015
+    _WhichOneofReturnType__high_bidder: _TypeAlias = _typing.Literal["high_bidder"]  # noqa: Y015
+    _WhichOneofArgType__high_bidder: _TypeAlias = _typing.Literal["_high_bidder", b"_high_bidder"]  # noqa: Y015
+    _WhichOneofReturnType__placing: _TypeAlias = _typing.Literal["placing"]  # noqa: Y015
+    _WhichOneofArgType__placing: _TypeAlias = _typing.Literal["_placing", b"_placing"]  # noqa: Y015
+    _WhichOneofReturnType__player: _TypeAlias = _typing.Literal["player"]  # noqa: Y015
+    _WhichOneofArgType__player: _TypeAlias = _typing.Literal["_player", b"_player"]  # noqa: Y015
+    _WhichOneofReturnType__remaining: _TypeAlias = _typing.Literal["remaining"]  # noqa: Y015
+    _WhichOneofArgType__remaining: _TypeAlias = _typing.Literal["_remaining", b"_remaining"]  # noqa: Y015
+    _WhichOneofReturnType__stable: _TypeAlias = _typing.Literal["stable"]  # noqa: Y015
+    _WhichOneofArgType__stable: _TypeAlias = _typing.Literal["_stable", b"_stable"]  # noqa: Y015
+    _WhichOneofReturnType__thief: _TypeAlias = _typing.Literal["thief"]  # noqa: Y015
+    _WhichOneofArgType__thief: _TypeAlias = _typing.Literal["_thief", b"_thief"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__active) -> _WhichOneofReturnType__active | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__animal) -> _WhichOneofReturnType__animal | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__bidder) -> _WhichOneofReturnType__bidder | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__field) -> _WhichOneofReturnType__field | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__high_bid) -> _WhichOneofReturnType__high_bid | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__high_bidder) -> _WhichOneofReturnType__high_bidder | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__placing) -> _WhichOneofReturnType__placing | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__player) -> _WhichOneofReturnType__player | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__remaining) -> _WhichOneofReturnType__remaining | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__stable) -> _WhichOneofReturnType__stable | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__thief) -> _WhichOneofReturnType__thief | None: ...
+
+Global___FarmariaDecision: _TypeAlias = FarmariaDecision  # noqa: Y015

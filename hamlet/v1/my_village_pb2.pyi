@@ -13,9 +13,9 @@ name. Field numbers are never reused.
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from hamlet.v1 import shape_pb2 as _shape_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -497,24 +497,616 @@ Global___MyVillageBury: _TypeAlias = MyVillageBury  # noqa: Y015
 
 @_typing.final
 class MyVillageObservation(_message.Message):
-    """The observation is State.observation(seat) as JSON-like data, carried as a Struct (whole
-    numbers come back as integers through hamlet.codec).
+    """What one seat sees: State.observation(seat) (games/my_village/observe.py). Everything is
+    public except the customer deck's order and the cards below the top of the monk, travel and
+    craft stacks, so this is the whole table plus who you are. Python bots get it as a dict with
+    these field names as keys (see shape.proto for null and absent keys). Professions are
+    abbot, councilman, craftsman, merchant, traveller.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    VIEW_FIELD_NUMBER: _builtins.int
+    @_typing.final
+    class MonksEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> Global___MyVillageStack: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: Global___MyVillageStack | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class TravelEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> Global___MyVillageStack: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: Global___MyVillageStack | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class CraftsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> Global___MyVillageStack: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: Global___MyVillageStack | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class ChronicleEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> _shape_pb2.Int32List: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _shape_pb2.Int32List | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    GAME_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    ROUND_FIELD_NUMBER: _builtins.int
+    FIRST_PLAYER_FIELD_NUMBER: _builtins.int
+    TURN_ORDER_FIELD_NUMBER: _builtins.int
+    TURN_INDEX_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    POOL_FIELD_NUMBER: _builtins.int
+    CHURCHES_FIELD_NUMBER: _builtins.int
+    COUNCIL_CHAMBERS_FIELD_NUMBER: _builtins.int
+    MEETING_POINTS_FIELD_NUMBER: _builtins.int
+    FIELDS_FIELD_NUMBER: _builtins.int
+    MONKS_FIELD_NUMBER: _builtins.int
+    TRAVEL_FIELD_NUMBER: _builtins.int
+    CRAFTS_FIELD_NUMBER: _builtins.int
+    CUSTOMER_DECK_FIELD_NUMBER: _builtins.int
+    DISPLAY_FIELD_NUMBER: _builtins.int
+    CHRONICLE_FIELD_NUMBER: _builtins.int
+    GRAVES_FIELD_NUMBER: _builtins.int
+    COFFINS_FIELD_NUMBER: _builtins.int
+    END_COFFINS_FIELD_NUMBER: _builtins.int
+    RAT_FIELD_NUMBER: _builtins.int
+    PLAGUES_FIELD_NUMBER: _builtins.int
+    VILLAGES_FIELD_NUMBER: _builtins.int
+    DECISION_FIELD_NUMBER: _builtins.int
+    OVER_FIELD_NUMBER: _builtins.int
+    UNFINISHED_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """"my_village" """
+    players: _builtins.int
+    """the number of players"""
+    round: _builtins.int
+    first_player: _builtins.int
+    turn_index: _builtins.int
+    """position in turn_order of the seat playing"""
+    meeting_points: _builtins.int
+    """meeting point tiles left"""
+    fields: _builtins.int
+    """field tiles left"""
+    customer_deck: _builtins.int
+    """cards left in the (hidden) customer deck"""
+    coffins: _builtins.int
+    """coffins filled so far"""
+    end_coffins: _builtins.int
+    """coffins that end the game"""
+    rat: _builtins.int
+    """the rat track"""
+    plagues: _builtins.int
+    """plagues so far"""
+    over: _builtins.bool
+    """the game has ended"""
+    unfinished: _builtins.bool
+    """the game was cut short (no regular end)"""
+    player: _builtins.int
+    """your seat"""
     @_builtins.property
-    def view(self) -> _struct_pb2.Struct: ...
+    def turn_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """seats in this round's turn order"""
+
+    @_builtins.property
+    def hand(self) -> Global___MyVillageHand:
+        """the hand marker"""
+
+    @_builtins.property
+    def pool(self) -> _containers.RepeatedCompositeFieldContainer[Global___MyVillageDie]:
+        """the dice left in the pool"""
+
+    @_builtins.property
+    def churches(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """church cards still available, top first"""
+
+    @_builtins.property
+    def council_chambers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """council chamber cards still available"""
+
+    @_builtins.property
+    def monks(self) -> _containers.MessageMap[_builtins.str, Global___MyVillageStack]:
+        """monk stacks, by symbol (cup, pen, rosary)"""
+
+    @_builtins.property
+    def travel(self) -> _containers.MessageMap[_builtins.str, Global___MyVillageStack]:
+        """travel stacks, by letter (A..E)"""
+
+    @_builtins.property
+    def crafts(self) -> _containers.MessageMap[_builtins.str, Global___MyVillageStack]:
+        """craft building columns, by kind"""
+
+    @_builtins.property
+    def display(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the customer cards on display"""
+
+    @_builtins.property
+    def chronicle(self) -> _containers.MessageMap[_builtins.str, _shape_pb2.Int32List]:
+        """the seats in the chronicle, by profession"""
+
+    @_builtins.property
+    def graves(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """the seats in the graves, lowest first"""
+
+    @_builtins.property
+    def villages(self) -> _containers.RepeatedCompositeFieldContainer[Global___MyVillagePlayerVillage]:
+        """one per seat, in seat order"""
+
+    @_builtins.property
+    def decision(self) -> Global___MyVillageDecision:
+        """the decision being asked now"""
+
     def __init__(
         self,
         *,
-        view: _struct_pb2.Struct | None = ...,
+        game: _builtins.str = ...,
+        players: _builtins.int = ...,
+        round: _builtins.int = ...,
+        first_player: _builtins.int = ...,
+        turn_order: _abc.Iterable[_builtins.int] | None = ...,
+        turn_index: _builtins.int = ...,
+        hand: Global___MyVillageHand | None = ...,
+        pool: _abc.Iterable[Global___MyVillageDie] | None = ...,
+        churches: _abc.Iterable[_builtins.str] | None = ...,
+        council_chambers: _abc.Iterable[_builtins.str] | None = ...,
+        meeting_points: _builtins.int = ...,
+        fields: _builtins.int = ...,
+        monks: _abc.Mapping[_builtins.str, Global___MyVillageStack] | None = ...,
+        travel: _abc.Mapping[_builtins.str, Global___MyVillageStack] | None = ...,
+        crafts: _abc.Mapping[_builtins.str, Global___MyVillageStack] | None = ...,
+        customer_deck: _builtins.int = ...,
+        display: _abc.Iterable[_builtins.str] | None = ...,
+        chronicle: _abc.Mapping[_builtins.str, _shape_pb2.Int32List] | None = ...,
+        graves: _abc.Iterable[_builtins.int] | None = ...,
+        coffins: _builtins.int = ...,
+        end_coffins: _builtins.int = ...,
+        rat: _builtins.int = ...,
+        plagues: _builtins.int = ...,
+        villages: _abc.Iterable[Global___MyVillagePlayerVillage] | None = ...,
+        decision: Global___MyVillageDecision | None = ...,
+        over: _builtins.bool = ...,
+        unfinished: _builtins.bool = ...,
+        player: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "hand", b"hand"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chronicle", b"chronicle", "churches", b"churches", "coffins", b"coffins", "council_chambers", b"council_chambers", "crafts", b"crafts", "customer_deck", b"customer_deck", "decision", b"decision", "display", b"display", "end_coffins", b"end_coffins", "fields", b"fields", "first_player", b"first_player", "game", b"game", "graves", b"graves", "hand", b"hand", "meeting_points", b"meeting_points", "monks", b"monks", "over", b"over", "plagues", b"plagues", "player", b"player", "players", b"players", "pool", b"pool", "rat", b"rat", "round", b"round", "travel", b"travel", "turn_index", b"turn_index", "turn_order", b"turn_order", "unfinished", b"unfinished", "villages", b"villages"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MyVillageObservation: _TypeAlias = MyVillageObservation  # noqa: Y015
+
+@_typing.final
+class MyVillageHand(_message.Message):
+    """The hand marker: who holds it, its side and its story points."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HOLDER_FIELD_NUMBER: _builtins.int
+    PALM_FIELD_NUMBER: _builtins.int
+    SP_FIELD_NUMBER: _builtins.int
+    holder: _builtins.int
+    palm: _builtins.bool
+    sp: _builtins.int
+    def __init__(
+        self,
+        *,
+        holder: _builtins.int = ...,
+        palm: _builtins.bool = ...,
+        sp: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["holder", b"holder", "palm", b"palm", "sp", b"sp"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MyVillageHand: _TypeAlias = MyVillageHand  # noqa: Y015
+
+@_typing.final
+class MyVillageDie(_message.Message):
+    """One die of the pool, a list [colour, value]: colour "black" or "white", value 1..6."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COLOUR_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    colour: _builtins.str
+    value: _builtins.int
+    def __init__(
+        self,
+        *,
+        colour: _builtins.str = ...,
+        value: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["colour", b"colour", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MyVillageDie: _TypeAlias = MyVillageDie  # noqa: Y015
+
+@_typing.final
+class MyVillageStack(_message.Message):
+    """A face-down stack of which only the top card is seen."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOP_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    top: _builtins.str
+    """the top card id; null when empty"""
+    count: _builtins.int
+    """cards in the stack"""
+    def __init__(
+        self,
+        *,
+        top: _builtins.str | None = ...,
+        count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_top", b"_top", "top", b"top"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_top", b"_top", "count", b"count", "top", b"top"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__top: _TypeAlias = _typing.Literal["top"]  # noqa: Y015
+    _WhichOneofArgType__top: _TypeAlias = _typing.Literal["_top", b"_top"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__top) -> _WhichOneofReturnType__top | None: ...
+
+Global___MyVillageStack: _TypeAlias = MyVillageStack  # noqa: Y015
+
+@_typing.final
+class MyVillageDecision(_message.Message):
+    """The decision being asked: `kind` is the phase (dice, value, mode, overseer, payment, white,
+    choice, death, over); the other keys are there only when they apply.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    DICE_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    PICKS_FIELD_NUMBER: _builtins.int
+    WHITE_USED_FIELD_NUMBER: _builtins.int
+    WHITE_COUNT_FIELD_NUMBER: _builtins.int
+    BANNER_FIELD_NUMBER: _builtins.int
+    CHOICE_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    player: _builtins.int
+    """the seat asked; null once over"""
+    value: _builtins.int
+    """the banner value, once there is one"""
+    white_count: _builtins.int
+    """white: white banners activated so far this turn"""
+    banner: _builtins.str
+    """payment: the black banner being paid"""
+    choice: _builtins.str
+    """choice: "registry" or "school" """
+    @_builtins.property
+    def dice(self) -> _shape_pb2.Int32List:
+        """all but dice: the values of the two dice taken"""
+
+    @_builtins.property
+    def picks(self) -> _shape_pb2.StringList:
+        """overseer: the cards picked so far"""
+
+    @_builtins.property
+    def white_used(self) -> _shape_pb2.StringList:
+        """white: the white banners used this turn"""
+
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        player: _builtins.int | None = ...,
+        dice: _shape_pb2.Int32List | None = ...,
+        value: _builtins.int | None = ...,
+        picks: _shape_pb2.StringList | None = ...,
+        white_used: _shape_pb2.StringList | None = ...,
+        white_count: _builtins.int | None = ...,
+        banner: _builtins.str | None = ...,
+        choice: _builtins.str | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_banner", b"_banner", "_choice", b"_choice", "_player", b"_player", "_value", b"_value", "_white_count", b"_white_count", "banner", b"banner", "choice", b"choice", "dice", b"dice", "picks", b"picks", "player", b"player", "value", b"value", "white_count", b"white_count", "white_used", b"white_used"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_banner", b"_banner", "_choice", b"_choice", "_player", b"_player", "_value", b"_value", "_white_count", b"_white_count", "banner", b"banner", "choice", b"choice", "dice", b"dice", "kind", b"kind", "picks", b"picks", "player", b"player", "value", b"value", "white_count", b"white_count", "white_used", b"white_used"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__banner: _TypeAlias = _typing.Literal["banner"]  # noqa: Y015
+    _WhichOneofArgType__banner: _TypeAlias = _typing.Literal["_banner", b"_banner"]  # noqa: Y015
+    _WhichOneofReturnType__choice: _TypeAlias = _typing.Literal["choice"]  # noqa: Y015
+    _WhichOneofArgType__choice: _TypeAlias = _typing.Literal["_choice", b"_choice"]  # noqa: Y015
+    _WhichOneofReturnType__player: _TypeAlias = _typing.Literal["player"]  # noqa: Y015
+    _WhichOneofArgType__player: _TypeAlias = _typing.Literal["_player", b"_player"]  # noqa: Y015
+    _WhichOneofReturnType__value: _TypeAlias = _typing.Literal["value"]  # noqa: Y015
+    _WhichOneofArgType__value: _TypeAlias = _typing.Literal["_value", b"_value"]  # noqa: Y015
+    _WhichOneofReturnType__white_count: _TypeAlias = _typing.Literal["white_count"]  # noqa: Y015
+    _WhichOneofArgType__white_count: _TypeAlias = _typing.Literal["_white_count", b"_white_count"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__banner) -> _WhichOneofReturnType__banner | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__choice) -> _WhichOneofReturnType__choice | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__player) -> _WhichOneofReturnType__player | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__value) -> _WhichOneofReturnType__value | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__white_count) -> _WhichOneofReturnType__white_count | None: ...
+
+Global___MyVillageDecision: _TypeAlias = MyVillageDecision  # noqa: Y015
+
+@_typing.final
+class MyVillagePlayerVillage(_message.Message):
+    """One seat's village board."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class VillagersEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.bool
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.bool = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    BOARD_FIELD_NUMBER: _builtins.int
+    PLAY_VALUES_FIELD_NUMBER: _builtins.int
+    VILLAGERS_FIELD_NUMBER: _builtins.int
+    SCHOOL_FIELD_NUMBER: _builtins.int
+    COINS_FIELD_NUMBER: _builtins.int
+    SP_TREE_FIELD_NUMBER: _builtins.int
+    SP_HOUSE_FIELD_NUMBER: _builtins.int
+    TIME_FIELD_NUMBER: _builtins.int
+    PENDING_DEATHS_FIELD_NUMBER: _builtins.int
+    CHURCH_FIELD_NUMBER: _builtins.int
+    MONKS_FIELD_NUMBER: _builtins.int
+    CHAMBER_FIELD_NUMBER: _builtins.int
+    WILDCARDS_FIELD_NUMBER: _builtins.int
+    REGISTRY_FIELD_NUMBER: _builtins.int
+    MEETING_POINT_FIELD_NUMBER: _builtins.int
+    MEETING_POINT_MARKERS_FIELD_NUMBER: _builtins.int
+    FIELDS_FIELD_NUMBER: _builtins.int
+    FIELDS_USED_FIELD_NUMBER: _builtins.int
+    CRAFTS_FIELD_NUMBER: _builtins.int
+    TRAVEL_FIELD_NUMBER: _builtins.int
+    WAITING_FIELD_NUMBER: _builtins.int
+    NEW_CUSTOMERS_FIELD_NUMBER: _builtins.int
+    SERVED_FIELD_NUMBER: _builtins.int
+    DAY_LABOURERS_FIELD_NUMBER: _builtins.int
+    WINDOWS_FIELD_NUMBER: _builtins.int
+    board: _builtins.int
+    """which village board"""
+    coins: _builtins.int
+    sp_tree: _builtins.int
+    """story points on the tree"""
+    sp_house: _builtins.int
+    """story points in the house"""
+    time: _builtins.int
+    """the time track position"""
+    pending_deaths: _builtins.int
+    church: _builtins.str
+    """the church card; null if none"""
+    chamber: _builtins.str
+    """the council chamber; null if none"""
+    wildcards: _builtins.int
+    meeting_point: _builtins.bool
+    day_labourers: _builtins.int
+    windows: _builtins.int
+    @_builtins.property
+    def play_values(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def villagers(self) -> _containers.ScalarMap[_builtins.str, _builtins.bool]:
+        """villager spaces still occupied, by profession"""
+
+    @_builtins.property
+    def school(self) -> Global___MyVillageSchool: ...
+    @_builtins.property
+    def monks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """monk cards"""
+
+    @_builtins.property
+    def registry(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
+        """the six registry spaces, filled or not"""
+
+    @_builtins.property
+    def meeting_point_markers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """the round of each marker, oldest first"""
+
+    @_builtins.property
+    def fields(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
+        """per field: ploughed"""
+
+    @_builtins.property
+    def fields_used(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
+        """per field: used this round"""
+
+    @_builtins.property
+    def crafts(self) -> _containers.RepeatedCompositeFieldContainer[Global___MyVillageCraft]:
+        """the craft buildings built"""
+
+    @_builtins.property
+    def travel(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """travel cards"""
+
+    @_builtins.property
+    def waiting(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """customers waiting"""
+
+    @_builtins.property
+    def new_customers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """customers that came this turn"""
+
+    @_builtins.property
+    def served(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """customers served"""
+
+    def __init__(
+        self,
+        *,
+        board: _builtins.int = ...,
+        play_values: _abc.Iterable[_builtins.int] | None = ...,
+        villagers: _abc.Mapping[_builtins.str, _builtins.bool] | None = ...,
+        school: Global___MyVillageSchool | None = ...,
+        coins: _builtins.int = ...,
+        sp_tree: _builtins.int = ...,
+        sp_house: _builtins.int = ...,
+        time: _builtins.int = ...,
+        pending_deaths: _builtins.int = ...,
+        church: _builtins.str | None = ...,
+        monks: _abc.Iterable[_builtins.str] | None = ...,
+        chamber: _builtins.str | None = ...,
+        wildcards: _builtins.int = ...,
+        registry: _abc.Iterable[_builtins.bool] | None = ...,
+        meeting_point: _builtins.bool = ...,
+        meeting_point_markers: _abc.Iterable[_builtins.int] | None = ...,
+        fields: _abc.Iterable[_builtins.bool] | None = ...,
+        fields_used: _abc.Iterable[_builtins.bool] | None = ...,
+        crafts: _abc.Iterable[Global___MyVillageCraft] | None = ...,
+        travel: _abc.Iterable[_builtins.str] | None = ...,
+        waiting: _abc.Iterable[_builtins.str] | None = ...,
+        new_customers: _abc.Iterable[_builtins.str] | None = ...,
+        served: _abc.Iterable[_builtins.str] | None = ...,
+        day_labourers: _builtins.int = ...,
+        windows: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_chamber", b"_chamber", "_church", b"_church", "chamber", b"chamber", "church", b"church", "school", b"school"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_chamber", b"_chamber", "_church", b"_church", "board", b"board", "chamber", b"chamber", "church", b"church", "coins", b"coins", "crafts", b"crafts", "day_labourers", b"day_labourers", "fields", b"fields", "fields_used", b"fields_used", "meeting_point", b"meeting_point", "meeting_point_markers", b"meeting_point_markers", "monks", b"monks", "new_customers", b"new_customers", "pending_deaths", b"pending_deaths", "play_values", b"play_values", "registry", b"registry", "school", b"school", "served", b"served", "sp_house", b"sp_house", "sp_tree", b"sp_tree", "time", b"time", "travel", b"travel", "villagers", b"villagers", "waiting", b"waiting", "wildcards", b"wildcards", "windows", b"windows"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__chamber: _TypeAlias = _typing.Literal["chamber"]  # noqa: Y015
+    _WhichOneofArgType__chamber: _TypeAlias = _typing.Literal["_chamber", b"_chamber"]  # noqa: Y015
+    _WhichOneofReturnType__church: _TypeAlias = _typing.Literal["church"]  # noqa: Y015
+    _WhichOneofArgType__church: _TypeAlias = _typing.Literal["_church", b"_church"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__chamber) -> _WhichOneofReturnType__chamber | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__church) -> _WhichOneofReturnType__church | None: ...
+
+Global___MyVillagePlayerVillage: _TypeAlias = MyVillagePlayerVillage  # noqa: Y015
+
+@_typing.final
+class MyVillageSchool(_message.Message):
+    """The two school spaces, filled or not."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEFT_FIELD_NUMBER: _builtins.int
+    RIGHT_FIELD_NUMBER: _builtins.int
+    left: _builtins.bool
+    right: _builtins.bool
+    def __init__(
+        self,
+        *,
+        left: _builtins.bool = ...,
+        right: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["left", b"left", "right", b"right"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MyVillageSchool: _TypeAlias = MyVillageSchool  # noqa: Y015
+
+@_typing.final
+class MyVillageCraft(_message.Message):
+    """A craft building in a village."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    GOODS_FIELD_NUMBER: _builtins.int
+    SPACES_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    goods: _builtins.int
+    """goods on it"""
+    spaces: _builtins.int
+    """its goods spaces"""
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        goods: _builtins.int = ...,
+        spaces: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["goods", b"goods", "id", b"id", "spaces", b"spaces"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MyVillageCraft: _TypeAlias = MyVillageCraft  # noqa: Y015

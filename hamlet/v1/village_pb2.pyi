@@ -13,9 +13,9 @@ VILLAGE_<ENUM>_<VALUE>. hamlet.codec maps both ways by name. Field numbers are n
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from hamlet.v1 import shape_pb2 as _shape_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -970,24 +970,716 @@ Global___VillageDone: _TypeAlias = VillageDone  # noqa: Y015
 
 @_typing.final
 class VillageObservation(_message.Message):
-    """The observation is State.observation(seat) as JSON-like data, carried as a Struct (whole
-    numbers come back as integers through hamlet.codec).
+    """What one seat sees: State.observation(seat) (games/village/observe.py). Everything in Village
+    is public except the order of the customer pile and future bag draws (G-39), so this is the
+    whole table plus who you are. Python bots get it as a dict with these field names as keys
+    (see shape.proto for null and absent keys). Colours are brown, green, orange, pink (and
+    plague for cubes on the board, in bags and in the supply); goods are horse, ox, plough,
+    scroll, wagon; chronicle categories are council, crafts, travel, church, farmyard.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    VIEW_FIELD_NUMBER: _builtins.int
+    @_typing.final
+    class GreenBagEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class ChronicleFreeEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    STARTING_PLAYER_FIELD_NUMBER: _builtins.int
+    NEXT_STARTING_PLAYER_FIELD_NUMBER: _builtins.int
+    ACTIVE_FIELD_NUMBER: _builtins.int
+    DECISION_FIELD_NUMBER: _builtins.int
+    BOARD_FIELD_NUMBER: _builtins.int
+    GREEN_BAG_FIELD_NUMBER: _builtins.int
+    BLACK_BAG_FIELD_NUMBER: _builtins.int
+    SUPPLY_FIELD_NUMBER: _builtins.int
+    MARKET_FIELD_NUMBER: _builtins.int
+    CHRONICLE_FREE_FIELD_NUMBER: _builtins.int
+    GRAVES_FREE_FIELD_NUMBER: _builtins.int
+    LAST_MAJORITY_FIELD_NUMBER: _builtins.int
+    END_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    """the current round, from 1"""
+    starting_player: _builtins.int
+    """the seat that started this round"""
+    next_starting_player: _builtins.int
+    """The seat holding the next-starting-player marker; null while it is in the chamber."""
+    active: _builtins.int
+    """the seat whose turn it is"""
+    graves_free: _builtins.int
+    """free spaces in the graveyard"""
+    player: _builtins.int
+    """your seat"""
     @_builtins.property
-    def view(self) -> _struct_pb2.Struct: ...
+    def decision(self) -> Global___VillageDecision:
+        """the decision being asked now"""
+
+    @_builtins.property
+    def board(self) -> Global___VillageBoard:
+        """cubes on each action space"""
+
+    @_builtins.property
+    def green_bag(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """cubes in the green bag, by colour"""
+
+    @_builtins.property
+    def black_bag(self) -> Global___VillageBlackBag: ...
+    @_builtins.property
+    def supply(self) -> Global___VillageSupply: ...
+    @_builtins.property
+    def market(self) -> Global___VillageMarket: ...
+    @_builtins.property
+    def chronicle_free(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """free chronicle spaces, by category"""
+
+    @_builtins.property
+    def last_majority(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """the seats that won the last mass majority"""
+
+    @_builtins.property
+    def end(self) -> Global___VillageEnd: ...
+    @_builtins.property
+    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___VillagePlayer]:
+        """one per seat, in seat order"""
+
     def __init__(
         self,
         *,
-        view: _struct_pb2.Struct | None = ...,
+        round: _builtins.int = ...,
+        starting_player: _builtins.int = ...,
+        next_starting_player: _builtins.int | None = ...,
+        active: _builtins.int = ...,
+        decision: Global___VillageDecision | None = ...,
+        board: Global___VillageBoard | None = ...,
+        green_bag: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        black_bag: Global___VillageBlackBag | None = ...,
+        supply: Global___VillageSupply | None = ...,
+        market: Global___VillageMarket | None = ...,
+        chronicle_free: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        graves_free: _builtins.int = ...,
+        last_majority: _abc.Iterable[_builtins.int] | None = ...,
+        end: Global___VillageEnd | None = ...,
+        players: _abc.Iterable[Global___VillagePlayer] | None = ...,
+        player: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_next_starting_player", b"_next_starting_player", "black_bag", b"black_bag", "board", b"board", "decision", b"decision", "end", b"end", "market", b"market", "next_starting_player", b"next_starting_player", "supply", b"supply"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_next_starting_player", b"_next_starting_player", "active", b"active", "black_bag", b"black_bag", "board", b"board", "chronicle_free", b"chronicle_free", "decision", b"decision", "end", b"end", "graves_free", b"graves_free", "green_bag", b"green_bag", "last_majority", b"last_majority", "market", b"market", "next_starting_player", b"next_starting_player", "player", b"player", "players", b"players", "round", b"round", "starting_player", b"starting_player", "supply", b"supply"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__next_starting_player: _TypeAlias = _typing.Literal["next_starting_player"]  # noqa: Y015
+    _WhichOneofArgType__next_starting_player: _TypeAlias = _typing.Literal["_next_starting_player", b"_next_starting_player"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__next_starting_player) -> _WhichOneofReturnType__next_starting_player | None: ...
+
+Global___VillageObservation: _TypeAlias = VillageObservation  # noqa: Y015
+
+@_typing.final
+class VillageDecision(_message.Message):
+    """The decision being asked: `kind` is the phase (turn, free_action, well_payment, action,
+    privilege, cubes_of_choice, good_of_choice, market, death, buy_out, promotion, over); the
+    other keys are there only in the phases named.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    SPACE_FIELD_NUMBER: _builtins.int
+    STAGE_FIELD_NUMBER: _builtins.int
+    STARTER_FIELD_NUMBER: _builtins.int
+    FIRST_SALE_FREE_FIELD_NUMBER: _builtins.int
+    PASSED_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    player: _builtins.int
+    """the seat asked; null once over"""
+    space: _builtins.str
+    """action, well_payment: the action space in play"""
+    stage: _builtins.int
+    """privilege: the stage of the privilege"""
+    starter: _builtins.int
+    """market: the seat that opened the market day"""
+    first_sale_free: _builtins.bool
+    """market: the first sale costs no time"""
+    @_builtins.property
+    def passed(self) -> _shape_pb2.Int32List:
+        """market: the seats that have passed"""
+
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        player: _builtins.int | None = ...,
+        space: _builtins.str | None = ...,
+        stage: _builtins.int | None = ...,
+        starter: _builtins.int | None = ...,
+        first_sale_free: _builtins.bool | None = ...,
+        passed: _shape_pb2.Int32List | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_first_sale_free", b"_first_sale_free", "_player", b"_player", "_space", b"_space", "_stage", b"_stage", "_starter", b"_starter", "first_sale_free", b"first_sale_free", "passed", b"passed", "player", b"player", "space", b"space", "stage", b"stage", "starter", b"starter"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_sale_free", b"_first_sale_free", "_player", b"_player", "_space", b"_space", "_stage", b"_stage", "_starter", b"_starter", "first_sale_free", b"first_sale_free", "kind", b"kind", "passed", b"passed", "player", b"player", "space", b"space", "stage", b"stage", "starter", b"starter"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__first_sale_free: _TypeAlias = _typing.Literal["first_sale_free"]  # noqa: Y015
+    _WhichOneofArgType__first_sale_free: _TypeAlias = _typing.Literal["_first_sale_free", b"_first_sale_free"]  # noqa: Y015
+    _WhichOneofReturnType__player: _TypeAlias = _typing.Literal["player"]  # noqa: Y015
+    _WhichOneofArgType__player: _TypeAlias = _typing.Literal["_player", b"_player"]  # noqa: Y015
+    _WhichOneofReturnType__space: _TypeAlias = _typing.Literal["space"]  # noqa: Y015
+    _WhichOneofArgType__space: _TypeAlias = _typing.Literal["_space", b"_space"]  # noqa: Y015
+    _WhichOneofReturnType__stage: _TypeAlias = _typing.Literal["stage"]  # noqa: Y015
+    _WhichOneofArgType__stage: _TypeAlias = _typing.Literal["_stage", b"_stage"]  # noqa: Y015
+    _WhichOneofReturnType__starter: _TypeAlias = _typing.Literal["starter"]  # noqa: Y015
+    _WhichOneofArgType__starter: _TypeAlias = _typing.Literal["_starter", b"_starter"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__first_sale_free) -> _WhichOneofReturnType__first_sale_free | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__player) -> _WhichOneofReturnType__player | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__space) -> _WhichOneofReturnType__space | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__stage) -> _WhichOneofReturnType__stage | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__starter) -> _WhichOneofReturnType__starter | None: ...
+
+Global___VillageDecision: _TypeAlias = VillageDecision  # noqa: Y015
+
+@_typing.final
+class VillageBoard(_message.Message):
+    """Cubes on each action space, by colour (plague included)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class ChurchEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class CouncilEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class CraftsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class FamilyEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class HarvestEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class MarketEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class TravelEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    CHURCH_FIELD_NUMBER: _builtins.int
+    COUNCIL_FIELD_NUMBER: _builtins.int
+    CRAFTS_FIELD_NUMBER: _builtins.int
+    FAMILY_FIELD_NUMBER: _builtins.int
+    HARVEST_FIELD_NUMBER: _builtins.int
+    MARKET_FIELD_NUMBER: _builtins.int
+    TRAVEL_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def church(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    @_builtins.property
+    def council(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    @_builtins.property
+    def crafts(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    @_builtins.property
+    def family(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    @_builtins.property
+    def harvest(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    @_builtins.property
+    def market(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    @_builtins.property
+    def travel(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    def __init__(
+        self,
+        *,
+        church: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        council: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        crafts: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        family: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        harvest: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        market: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        travel: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["church", b"church", "council", b"council", "crafts", b"crafts", "family", b"family", "harvest", b"harvest", "market", b"market", "travel", b"travel"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___VillageObservation: _TypeAlias = VillageObservation  # noqa: Y015
+Global___VillageBoard: _TypeAlias = VillageBoard  # noqa: Y015
+
+@_typing.final
+class VillageBlackBag(_message.Message):
+    """The black bag's contents, counted openly."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MONKS_FIELD_NUMBER: _builtins.int
+    monks: _builtins.int
+    def __init__(
+        self,
+        *,
+        monks: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["monks", b"monks"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VillageBlackBag: _TypeAlias = VillageBlackBag  # noqa: Y015
+
+@_typing.final
+class VillageSupply(_message.Message):
+    """The general supply."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class CubesEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class GoodsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    CUBES_FIELD_NUMBER: _builtins.int
+    COINS_FIELD_NUMBER: _builtins.int
+    GRAIN_FIELD_NUMBER: _builtins.int
+    GOODS_FIELD_NUMBER: _builtins.int
+    coins: _builtins.int
+    grain: _builtins.int
+    @_builtins.property
+    def cubes(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """by colour"""
+
+    @_builtins.property
+    def goods(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """by good"""
+
+    def __init__(
+        self,
+        *,
+        cubes: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        coins: _builtins.int = ...,
+        grain: _builtins.int = ...,
+        goods: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["coins", b"coins", "cubes", b"cubes", "goods", b"goods", "grain", b"grain"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VillageSupply: _TypeAlias = VillageSupply  # noqa: Y015
+
+@_typing.final
+class VillageMarket(_message.Message):
+    """The customer market."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STALLS_FIELD_NUMBER: _builtins.int
+    QUEUE_FIELD_NUMBER: _builtins.int
+    PILE_FIELD_NUMBER: _builtins.int
+    pile: _builtins.int
+    """customer tiles left in the (hidden) pile"""
+    @_builtins.property
+    def stalls(self) -> _containers.RepeatedCompositeFieldContainer[_shape_pb2.NullableString]:
+        """the stalls in use: a customer tile id, null if empty"""
+
+    @_builtins.property
+    def queue(self) -> _containers.RepeatedCompositeFieldContainer[_shape_pb2.NullableString]:
+        """the queue: a customer tile id, null if empty"""
+
+    def __init__(
+        self,
+        *,
+        stalls: _abc.Iterable[_shape_pb2.NullableString] | None = ...,
+        queue: _abc.Iterable[_shape_pb2.NullableString] | None = ...,
+        pile: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["pile", b"pile", "queue", b"queue", "stalls", b"stalls"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VillageMarket: _TypeAlias = VillageMarket  # noqa: Y015
+
+@_typing.final
+class VillageEnd(_message.Message):
+    """The end of the game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TRIGGERED_FIELD_NUMBER: _builtins.int
+    TRIGGER_PLAYER_FIELD_NUMBER: _builtins.int
+    LAST_TURNS_FIELD_NUMBER: _builtins.int
+    triggered: _builtins.bool
+    trigger_player: _builtins.int
+    """null until triggered"""
+    @_builtins.property
+    def last_turns(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """the seats still to play their last turn, in order"""
+
+    def __init__(
+        self,
+        *,
+        triggered: _builtins.bool = ...,
+        trigger_player: _builtins.int | None = ...,
+        last_turns: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_trigger_player", b"_trigger_player", "trigger_player", b"trigger_player"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_trigger_player", b"_trigger_player", "last_turns", b"last_turns", "trigger_player", b"trigger_player", "triggered", b"triggered"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__trigger_player: _TypeAlias = _typing.Literal["trigger_player"]  # noqa: Y015
+    _WhichOneofArgType__trigger_player: _TypeAlias = _typing.Literal["_trigger_player", b"_trigger_player"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__trigger_player) -> _WhichOneofReturnType__trigger_player | None: ...
+
+Global___VillageEnd: _TypeAlias = VillageEnd  # noqa: Y015
+
+@_typing.final
+class VillagePlayer(_message.Message):
+    """One seat's public holdings."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class CubesEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class GoodsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class MembersEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> _shape_pb2.Int32List: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _shape_pb2.Int32List | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class ChronicleEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    TIME_FIELD_NUMBER: _builtins.int
+    DEATHS_DUE_FIELD_NUMBER: _builtins.int
+    CUBES_FIELD_NUMBER: _builtins.int
+    COINS_FIELD_NUMBER: _builtins.int
+    GRAIN_FIELD_NUMBER: _builtins.int
+    GOODS_FIELD_NUMBER: _builtins.int
+    PRESTIGE_FIELD_NUMBER: _builtins.int
+    CUSTOMERS_FIELD_NUMBER: _builtins.int
+    TOWNS_FIELD_NUMBER: _builtins.int
+    MEMBERS_FIELD_NUMBER: _builtins.int
+    CHRONICLE_FIELD_NUMBER: _builtins.int
+    time: _builtins.int
+    """the time counter"""
+    deaths_due: _builtins.int
+    """deaths due, not yet resolved"""
+    coins: _builtins.int
+    grain: _builtins.int
+    prestige: _builtins.int
+    @_builtins.property
+    def cubes(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """by colour (no plague)"""
+
+    @_builtins.property
+    def goods(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """by good"""
+
+    @_builtins.property
+    def customers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """served customer tile ids"""
+
+    @_builtins.property
+    def towns(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """towns holding one of your markers (T1..T6)"""
+
+    @_builtins.property
+    def members(self) -> _containers.MessageMap[_builtins.str, _shape_pb2.Int32List]:
+        """Family members by location (farmyard, building:<name>, council:<n>, church:<n>,
+        town:<T>, bag, unborn, chronicle, grave, removed; only locations with someone): the
+        number of members of generations 1..4.
+        """
+
+    @_builtins.property
+    def chronicle(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """this seat's chronicle entries, by category"""
+
+    def __init__(
+        self,
+        *,
+        time: _builtins.int = ...,
+        deaths_due: _builtins.int = ...,
+        cubes: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        coins: _builtins.int = ...,
+        grain: _builtins.int = ...,
+        goods: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        prestige: _builtins.int = ...,
+        customers: _abc.Iterable[_builtins.str] | None = ...,
+        towns: _abc.Iterable[_builtins.str] | None = ...,
+        members: _abc.Mapping[_builtins.str, _shape_pb2.Int32List] | None = ...,
+        chronicle: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chronicle", b"chronicle", "coins", b"coins", "cubes", b"cubes", "customers", b"customers", "deaths_due", b"deaths_due", "goods", b"goods", "grain", b"grain", "members", b"members", "prestige", b"prestige", "time", b"time", "towns", b"towns"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VillagePlayer: _TypeAlias = VillagePlayer  # noqa: Y015

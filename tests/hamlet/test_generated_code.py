@@ -22,7 +22,7 @@ def _committed_grpc_version() -> str:
 
 def _drop_json_names(message: descriptor_pb2.DescriptorProto) -> None:
     """protoc adds json_name to descriptor sets but not to the embedded descriptors."""
-    for field in message.field:
+    for field in [*message.field, *message.extension]:
         field.ClearField("json_name")
     for nested in message.nested_type:
         _drop_json_names(nested)
@@ -42,6 +42,8 @@ def test_descriptors_match_the_sources(tmp_path: Path) -> None:
         proto.ClearField("source_code_info")
         for message in proto.message_type:
             _drop_json_names(message)
+        for extension in proto.extension:
+            extension.ClearField("json_name")
         assert committed == proto, f"{name} changed: run `make proto` and commit hamlet/v1"
 
 
