@@ -181,3 +181,42 @@ def _is_struct(field: Any) -> bool:
     return field.message_type is not None and field.message_type.full_name.startswith(
         "google.protobuf."
     )
+
+
+def _my_village_goods_payment() -> games.State:
+    """My Village asking which source pays a black banner's good (MV-DP-5): random play
+    almost never gets there, so the schema is checked on the rule test's set-up."""
+    from games.my_village import data as md
+    from tests.games.my_village.helpers import act, give, new, to_value, village
+
+    st = new(2)
+    st.monk_stacks[0] = ["M-P1"]
+    give(st, 0, "OF-3")
+    village(st).craft_goods[md.GOOD_INDEX[md.Good.PARCHMENT]] = 1
+    village(st).wildcards = 1
+    to_value(st, 4)
+    act(st, "black MONK_PEN")
+    assert st.observation(0)["decision"]["kind"] == "payment"
+    return st
+
+
+def _farmaria_demolish_while_paying() -> games.State:
+    """Farmaria offering to demolish a stable during the year's payment (FM-FARM-6)."""
+    from tests.games.farmaria.helpers import at_4a, strs
+    from tests.games.farmaria.test_demolition import _tasos_with_stable
+
+    st = _tasos_with_stable("tax", "merchant")
+    at_4a(st)
+    assert "demolish F0/S0" in strs(st)
+    return st
+
+
+@pytest.mark.parametrize(
+    ("game", "build"),
+    [("my_village", _my_village_goods_payment), ("farmaria", _farmaria_demolish_while_paying)],
+)
+def test_rarely_reached_decisions_round_trip_exactly(game: str, build: Any) -> None:
+    state = build()
+    for player in range(state.num_players):
+        obs = state.observation(player)
+        assert typed(wire_round_trip(game, obs)) == typed(obs)
