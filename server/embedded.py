@@ -9,6 +9,7 @@ tournament per game among the built-in bots. Ctrl-C stops every process it start
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import shutil
 import signal
@@ -16,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,7 +115,8 @@ def start_redis(data_dir: Path, logs: Path) -> tuple[Child, str]:
         "--port", str(port), "--bind", "127.0.0.1", "--dir", str(rdir),
         "--appendonly", "yes", "--save", "", "--daemonize", "no", "--protected-mode", "yes",
     ]  # fmt: skip
-    child = Child("redis-server", _spawn(cmd, log, os.environ.copy()), log)
+    # Spawned before the gRPC server starts any thread, so a preexec_fn is safe here.
+    child = Child("redis-server", _spawn(cmd, log, os.environ.copy(), _exit_with_parent), log)
     url = f"redis://127.0.0.1:{port}/0"
     deadline = time.monotonic() + 20
     while True:
@@ -128,12 +131,33 @@ def start_redis(data_dir: Path, logs: Path) -> tuple[Child, str]:
             time.sleep(0.1)
 
 
-def _spawn(cmd: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def _spawn(
+    cmd: list[str],
+    log: Path,
+    env: dict[str, str],
+    preexec: Callable[[], None] | None = None,
+) -> subprocess.Popen[bytes]:
     with log.open("ab") as fh:
         # A new session: Ctrl-C reaches only us, and we stop the children in order.
         return subprocess.Popen(
-            cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True
+            cmd,
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+            preexec_fn=preexec,
         )
+
+
+#: prctl option: the signal a process gets when its parent dies.
+PR_SET_PDEATHSIG = 1
+
+
+def _exit_with_parent() -> None:
+    """In the child before exec: be sent SIGTERM if ``hamlet up`` dies (even by SIGKILL),
+    so no redis-server outlives it (Linux ``PR_SET_PDEATHSIG``; elsewhere a no-op)."""
+    with suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def start_worker(
@@ -147,6 +171,9 @@ def start_worker(
         HAMLET_WORKER_METRICS_PORT=str(free_port()),
         HAMLET_WORKER_NAME=f"embedded-{index}",
         PROMETHEUS_MULTIPROC_DIR=str(data_dir / "worker-metrics" / str(index)),
+        # The worker asks for SIGTERM when we die, as redis does (see _exit_with_parent);
+        # it does so itself after exec, because a preexec_fn is unsafe once threads run.
+        HAMLET_EXIT_WITH_PARENT="1",
     )
     cmd = [
         sys.executable,
@@ -258,6 +285,7 @@ def run_embedded(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGHUP, on_term)  # the terminal closed: stop as on Ctrl-C
     with ExitStack() as stack:
         try:
             redis_child, redis_url = start_redis(data_dir, logs)
@@ -313,6 +341,7 @@ def run_embedded(args: argparse.Namespace) -> int:
             return 1
         finally:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGHUP, signal.SIG_DFL)
     return 0
 
 

@@ -15,8 +15,11 @@ bot). It prints the result and any forfeits.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -33,12 +36,25 @@ def _prepare_multiproc_dir() -> str:
     return path
 
 
+def _exit_with_parent() -> None:
+    """With ``HAMLET_EXIT_WITH_PARENT=1`` (set by ``hamlet up``), ask Linux to send SIGTERM
+    (Celery's warm shutdown) when the parent dies, even by SIGKILL, so no worker outlives
+    the embedded service; a no-op elsewhere."""
+    if os.environ.get("HAMLET_EXIT_WITH_PARENT") != "1":
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() == 1:  # the parent died before we asked
+        raise SystemExit("hamlet worker: the process that started it is gone")
+
+
 def worker(argv: list[str]) -> int:
     """Run a Celery worker for the ``matches`` queue."""
     parser = argparse.ArgumentParser(prog="python -m workers worker")
     parser.add_argument("--concurrency", type=int, default=None)
     parser.add_argument("--loglevel", default="INFO")
     args, extra = parser.parse_known_args(argv)
+    _exit_with_parent()
     _prepare_multiproc_dir()
     from workers.celery_app import create_app
     from workers.config import MATCH_QUEUE, ConfigError, WorkerConfig

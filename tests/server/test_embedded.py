@@ -3,6 +3,7 @@ every process it started (on its own with --demo-only, and on Ctrl-C)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -83,6 +84,79 @@ def test_up_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
     assert proc.returncode == 0, rest
     assert "stopping redis-server" in rest
     assert _leftovers(tmp_path / "data") == []
+
+
+def _serve(tmp_path: Path) -> subprocess.Popen[str]:
+    """``hamlet up --no-demo`` running and serving (redis and a worker started)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "up", "--no-demo", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=_env(tmp_path),
+        text=True,
+    )
+    assert proc.stdout is not None
+    lines = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        lines.append(line)
+        if "serving;" in line or not line:
+            break
+    assert any("serving;" in line for line in lines), "".join(lines)
+    return proc
+
+
+def _descendants(root: int) -> set[int]:
+    """Every process below ``root`` (by parent pid), found in /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            if pid not in found:
+                found.add(pid)
+                todo.append(pid)
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError):
+            if (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                alive.add(pid)
+    return alive
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGHUP], ids=["SIGKILL", "SIGHUP"])
+def test_nothing_outlives_up_even_when_it_is_killed(tmp_path: Path, sig: signal.Signals) -> None:
+    """A closed terminal (SIGHUP) stops everything as Ctrl-C does; even SIGKILL, which
+    `up` cannot handle, leaves no redis-server or worker behind (they ask the kernel to be
+    told when their parent dies)."""
+    proc = _serve(tmp_path)
+    time.sleep(2)  # let the worker's pool children start too
+    started = _descendants(proc.pid)
+    left = started
+    try:
+        assert len(started) >= 2, started  # redis-server and the worker (and its pool)
+        proc.send_signal(sig)
+        proc.communicate(timeout=60)
+        deadline = time.monotonic() + 60
+        while (left := _alive(started)) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert left == set()
+    finally:
+        for pid in _alive(left):  # never leak into the rest of the run
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
 
 
 def test_up_fails_clearly_when_redis_is_missing(tmp_path: Path) -> None:
