@@ -399,3 +399,47 @@ def test_FM_ACT_G6_jailed_player_only_defends() -> None:
     act(s, "defend doberman")
     act(s, "play auction")
     assert s.to_move() == 2  # the jailed player may not bid
+
+
+def test_FM_ACT_3_doberman_theft_fails_and_both_are_used_up() -> None:
+    """Covers: FM-ACT-3 (the theft fails, the attacker is defamed but not jailed, the
+    Doberman goes to the CM with a face-down replacement; theft and target are used up)."""
+    s = blank(("anthi", "lambis", "michalis"))
+    hand(s, 1, sel=["animal_thief", "burglar"])
+    put(s, 2, "cow")
+    hand(s, 2, sel=["doberman"])
+    at_3a(s, 1)
+    act(s, "play animal_thief")  # the only target: C's cow
+    assert s.to_move() == 2 and strs(s) == ["defend doberman", "no defence"]
+    act(s, "defend doberman")
+    assert farm_names(s, 2) == [["cow"]] and farm_names(s, 1) == [[]]  # the theft failed
+    assert s.defam[1] == 1 and not s.jailed_next[1]
+    assert top(s) == "doberman"
+    assert counts(s, 2) == (0, 1)  # the replacement is face down
+    assert s.to_move() == 1 and "play burglar" not in strs(s)  # his theft is used up
+    assert theft_targets(s, 0, T["burglar"]) == []  # C was targeted this year
+
+
+def test_FM_ACT_8_insecticide_played_keeps_the_plant_income() -> None:
+    """Covers: FM-ACT-8 (played in phase 2 from the 1b selection while Insects is in
+    effect, the player's plants yield normally; one card covers two Insects events)."""
+
+    def apple_income(evs: tuple[str, str], play: bool) -> int:
+        s = blank(("michalis", "lambis"))
+        put(s, 0, "apple", n=2)
+        put(s, 0, "tractor")
+        hand(s, 0, sel=["insecticide"])
+        s.wallet[0] = 50
+        stack_events(s, *evs)
+        at_phase2(s)
+        if play:
+            assert s.to_move() == 0 and strs(s) == ["play insecticide", "done"]
+            act(s, "play insecticide")
+            assert top(s) == "insecticide"
+        at_4a(s)
+        return s.wallet[0] - 50
+
+    normal = apple_income(("merchant", "discount"), play=False)
+    assert apple_income(("insects", "merchant"), play=False) < normal
+    assert apple_income(("insects", "merchant"), play=True) == normal
+    assert apple_income(("insects", "insects"), play=True) == normal

@@ -302,3 +302,21 @@ def test_FM_STATE_2_determinize_redraws_only_hidden_cards() -> None:
         tasos = s.determinize(0, random.Random(k))
         assert tasos.observation(0)["foresight"] == s.observation(0)["foresight"]
     assert len(set(others)) > 1
+
+
+def test_FM_YEAR_3_selection_is_collected_from_all_before_any_is_revealed() -> None:
+    """Covers: FM-YEAR-3 (1b is a simultaneous hidden choice: nothing about anybody's
+    selection is revealed until every player has chosen)."""
+    s = new(("michalis", "tasos", "anthi"), seed=2)
+    assert s.observation(0)["decision"]["kind"] == "select"
+    first = s.to_move()
+    s.apply(s.legal_actions()[0])
+    while s.observation(0)["decision"]["kind"] == "select":
+        for p in range(3):  # no player sees anything of another player's selection
+            for q in range(3):
+                if q != p:
+                    assert "selected" not in s.observation(p)["players"][q]
+                    assert "selected_count" not in s.observation(p)["players"][q]
+        s.apply(s.legal_actions()[0])
+    other = (first + 1) % 3
+    assert "selected_count" in s.observation(other)["players"][first]

@@ -319,7 +319,8 @@ def test_MV_TRAVEL_3_sp_on_acquire() -> None:
 
 def test_MV_CUST_2_trade_church_takes_one_customer_and_refills() -> None:
     """Covers: MV-CUST-2
-    MV-GAP-10"""
+    MV-GAP-10
+    MV-CUST-4 (the customer taken this turn is not offered for serving this turn)"""
     st = new(2)
     v = village(st)
     give(st, 0, "CH-3")

@@ -230,3 +230,26 @@ def test_MV_GOODS_1_goods_for_the_tie_break() -> None:
     v.wildcards = 1
     v.mp_markers = [0, 0]
     assert v.goods_total() == 4
+
+
+def test_MV_GAP_15_plague_of_an_earlier_death_hits_before_the_next_one() -> None:
+    """Covers: MV-GAP-15 (deaths one after another, each with its own reward and rat roll;
+    a plague from the first roll is applied, to SP just gained, before the next death)."""
+    st = new(2)
+    v = village(st)
+    v.villagers[md.CRAFTSMAN] = False  # the choice is between the others
+    st.rat = 11  # any roll enters the red space 0
+    v.sp_house = 0
+    v.sp_tree = 0
+    _chronicle_turn(st, 10)  # one crossing
+    assert st.phase is Phase.DEATH and v.pending_deaths == 1
+    v.pending_deaths = 2  # a second death due in the same step III
+    v.sp_tree = 7
+    rolls = st.rat_rolls
+    act(st, "bury abbot")  # +2 SP from the chronicle space: 9 on the tree
+    assert st.rat_rolls == rolls + 1 and st.rat == 0 and st.plagues == 1
+    assert v.sp_tree == 9 - 4  # the plague already took half, SP just gained included
+    assert st.phase is Phase.DEATH and st.to_move() == 0 and v.pending_deaths == 1
+    act(st, "bury merchant")  # its own chronicle reward and its own roll
+    assert st.rat_rolls == rolls + 2 and v.pending_deaths == 0
+    assert st.to_move() == 1

@@ -333,3 +333,22 @@ def test_EX_6_two_player_hand_availability() -> None:
     to_value(st, 4)
     assert "black HAND" not in options(st)  # B's second turn: back side up
     refresh(st)
+
+
+def test_MV_BLK_6_taken_hand_is_closed_to_the_others_this_round() -> None:
+    """Covers: MV-BLK-6 (once the hand is taken, nobody else can take it that round)."""
+    control = new(3)
+    finish_turn(control)
+    finish_turn(control)
+    to_value(control, 4)
+    assert control.to_move() == 2 and "black HAND" in options(control)  # still free
+    st = new(3)
+    finish_turn(st)
+    to_value(st, 4)
+    act(st, "black HAND")  # player 1 takes it (back side up)
+    assert st.hand_holder == 1 and not st.hand_palm
+    assert st.to_move() == 2
+    to_value(st, 4)
+    assert "black HAND" not in options(st)  # player 2 cannot take it any more
+    to_value(st, 10)
+    assert "black HAND" not in options(st)

@@ -203,6 +203,7 @@ def test_V_END_2_trigger_player_no_more_turns_others_one_each() -> None:
             play(s, "free action harvest")
             play(s, "decline")
     assert order[0] == 2 and set(order) == {2, 0}
+    assert order == [2, 0]  # clockwise from the trigger player, exactly one turn each
     assert s.is_over()
 
 

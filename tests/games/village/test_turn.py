@@ -444,3 +444,19 @@ def test_V_DP_21_canonical_order_of_options() -> None:
         "use privilege 1",
         "decline",
     ]
+
+
+def test_V_TIME_2_time_paid_across_the_bridge_makes_a_death_due() -> None:
+    """Covers: V-TIME-2 (through the public API: a time payment that crosses the bridge
+    once makes exactly one death due, and it is resolved for the active player)."""
+    s = new()
+    strip(s, 0)
+    s.time[0] = vd.LAP_LENGTH - 1
+    before = sum(count(s, 0, "farmyard", g) for g in range(1, 5))
+    at_action(s, 0, "church")
+    play(s, "church gen1 pay time")  # 3 time: t goes from L-1 to L+2, one crossing
+    assert s.time[0] == vd.LAP_LENGTH + 2
+    # one member into the bag, one generation-1 member died (only choice: auto-applied)
+    assert count(s, 0, "bag", 1) == 1
+    assert sum(count(s, 0, "farmyard", g) for g in range(1, 5)) == before - 2
+    assert s.due[0] == 0
