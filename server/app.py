@@ -20,11 +20,13 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import CollectorRegistry
 
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, worker_pb2, worker_pb2_grpc
+from server.auth import AuthInterceptor
 from server.config import Settings
 from server.interceptors import MetricsInterceptor
 from server.metrics import ServerMetrics, serve_metrics
 from server.servicers.arena import ArenaServicer
 from server.servicers.matchhost import MatchHostServicer
+from server.services.accounts import AccountService
 from server.services.bots import BotService
 from server.services.matches import MatchService
 from server.services.scheduling import CeleryEnqueuer, Enqueuer
@@ -47,6 +49,7 @@ class Services:
     bots: BotService
     tournaments: TournamentService
     matches: MatchService
+    accounts: AccountService
 
 
 class _CountingEnqueuer:
@@ -96,6 +99,8 @@ class HamletServer:
         self._stop = threading.Event()
         self._reaper = threading.Thread(target=self._reap_loop, name="hamlet-reaper", daemon=True)
         self._started = False
+        #: The admin token made on this (first) start, to be shown once; None otherwise.
+        self.new_admin_token: str | None = None
 
     def start(self) -> None:
         """Start serving (idempotent)."""
@@ -157,12 +162,18 @@ def build_server(
             queue_timeout_seconds=settings.queue_timeout_seconds,
             max_attempts=settings.max_match_attempts,
         ),
+        accounts=AccountService(store),
     )
+    new_admin_token = services.accounts.bootstrap(settings.data_dir)
     server = grpc.server(
         futures.ThreadPoolExecutor(
             max_workers=settings.max_workers, thread_name_prefix="hamlet-grpc"
         ),
-        interceptors=[MetricsInterceptor(metrics)],
+        # Metrics outermost, so refused calls are counted with their status code.
+        interceptors=[
+            MetricsInterceptor(metrics),
+            AuthInterceptor(services.accounts.authenticate, settings.public_reads),
+        ],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
@@ -171,7 +182,10 @@ def build_server(
         ],
     )
     arena_pb2_grpc.add_ArenaServicer_to_server(
-        ArenaServicer(store, services.bots, services.tournaments, services.matches), server
+        ArenaServicer(
+            store, services.bots, services.tournaments, services.matches, services.accounts
+        ),
+        server,
     )
     worker_pb2_grpc.add_MatchHostServicer_to_server(
         MatchHostServicer(services.bots, services.matches, metrics), server
@@ -183,10 +197,18 @@ def build_server(
     reflection.enable_server_reflection(
         (*SERVICE_NAMES, reflection.SERVICE_NAME, health.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(f"{settings.grpc_host}:{settings.grpc_port}")
+    address = f"{settings.grpc_host}:{settings.grpc_port}"
+    if settings.tls_cert is not None and settings.tls_key is not None:
+        credentials = grpc.ssl_server_credentials(
+            [(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())]
+        )
+        port = server.add_secure_port(address, credentials)
+    else:
+        port = server.add_insecure_port(address)
     if port == 0:
         store.close()
         raise OSError(f"cannot listen on {settings.grpc_host}:{settings.grpc_port}")
     hamlet = HamletServer(server, store, services, metrics, health_servicer, settings)
+    hamlet.new_admin_token = new_admin_token
     hamlet.start()
     return hamlet, port

@@ -19,6 +19,22 @@ class ConfigError(ValueError):
     """An environment variable has a value the server cannot use."""
 
 
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+def flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    """A yes/no variable (1/0, true/false, yes/no, on/off); unset or empty is ``default``."""
+    raw = env.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    raise ConfigError(f"{name} must be one of {'/'.join(_TRUE + _FALSE)}, not {raw!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything the server needs to run."""
@@ -37,6 +53,11 @@ class Settings:
     max_match_attempts: int = 5
     default_decision_time_ms: int = 1000
     max_workers: int = 32  # gRPC server threads (each WatchTournament stream holds one)
+    #: Reads (games, bots, tournaments, matches, replays, leaderboards) without a token.
+    public_reads: bool = True
+    #: TLS for the gRPC port: both paths (PEM) or neither.
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
 
     @property
     def effective_database_url(self) -> str:
@@ -64,6 +85,11 @@ class Settings:
             raise ConfigError("HAMLET_MAX_MATCH_ATTEMPTS must be at least 1")
         if not 1 <= self.default_decision_time_ms <= 600_000:
             raise ConfigError("HAMLET_DECISION_TIME_MS must be 1..600000")
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ConfigError("set both HAMLET_TLS_CERT and HAMLET_TLS_KEY, or neither")
+        for name, path in (("HAMLET_TLS_CERT", self.tls_cert), ("HAMLET_TLS_KEY", self.tls_key)):
+            if path is not None and not path.is_file():
+                raise ConfigError(f"{name}: no such file {path}")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -80,7 +106,14 @@ class Settings:
             except ValueError:
                 raise ConfigError(f"{name} must be a number, not {raw!r}") from None
 
+        def path(name: str) -> Path | None:
+            raw = env.get(name, "")
+            return Path(raw) if raw else None
+
         settings = cls(
+            public_reads=flag(env, "HAMLET_PUBLIC_READS", d.public_reads),
+            tls_cert=path("HAMLET_TLS_CERT"),
+            tls_key=path("HAMLET_TLS_KEY"),
             data_dir=Path(env.get("HAMLET_DATA_DIR") or d.data_dir),
             database_url=env.get("HAMLET_DATABASE_URL", ""),
             redis_url=env.get("HAMLET_REDIS_URL") or d.redis_url,

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 import games
 from bots.api import Decision
 from games import Action, Result, State, derive_seed
+from games.replay import LoggedStep, ranks_with_forfeits, replay_log
 from workers.model import (
     BotError,
     Forfeit,
@@ -179,35 +180,10 @@ def _ask(
     return seat.fallback.randrange(len(legal)), seconds, True
 
 
-def ranks_with_forfeits(ranks: Sequence[int], forfeited: set[int]) -> tuple[int, ...]:
-    """Competition ranks where forfeited seats share the last place.
-
-    The others keep their engine order among themselves: a seat's rank is the number of
-    non-forfeited seats the engine ranked strictly better.
-    """
-    playing = [p for p in range(len(ranks)) if p not in forfeited]
-    out = []
-    for p in range(len(ranks)):
-        if p in forfeited:
-            out.append(len(playing))
-        else:
-            out.append(sum(1 for q in playing if ranks[q] < ranks[p]))
-    return tuple(out)
-
-
 def replay(game: str, seed: int, num_players: int, decisions: Sequence[LoggedDecision]) -> Result:
     """The engine's result of replaying a logged match (forfeits not applied).
 
-    Raises :class:`games.IllegalAction` or ``ValueError`` if the log does not fit the game.
+    Raises :class:`games.replay.LogMismatchError` (a ``ValueError``) if the log does not fit.
     """
-    spec = games.get(game)
-    state = spec.new_game(num_players=num_players, seed=seed)
-    for i, logged in enumerate(decisions):
-        if state.to_move() != logged.player:
-            raise ValueError(
-                f"decision {i}: log says player {logged.player}, engine {state.to_move()}"
-            )
-        state.apply(spec.action_from_dict(logged.action))
-    if not state.is_over():
-        raise ValueError(f"the log ends after {len(decisions)} decisions but the game is not over")
-    return state.result()
+    steps = [LoggedStep(d.player, d.action, d.legal_count) for d in decisions]
+    return replay_log(games.get(game), num_players, seed, steps)

@@ -5,8 +5,12 @@ The public API of the match server: games, bots, tournaments, matches, replays, 
 
 Errors are gRPC status codes with a message a person can act on: INVALID_ARGUMENT (bad
 field), NOT_FOUND (unknown game, bot, tournament or match), FAILED_PRECONDITION (e.g.
-starting a cancelled tournament), ALREADY_EXISTS (a bot name owned by another kind).
-A rejected request writes nothing.
+starting a cancelled tournament), ALREADY_EXISTS (a bot name owned by another kind),
+UNAUTHENTICATED (no valid token where one is needed), PERMISSION_DENIED (the token's scope
+or its user is not allowed this call). A rejected request writes nothing.
+
+Calls carry `authorization: Bearer <token>` metadata. Reads may be anonymous (the server's
+HAMLET_PUBLIC_READS, default on); every call that changes state needs a token.
 """
 
 from collections import abc as _abc
@@ -42,6 +46,289 @@ BOT_ORIGIN_UNSPECIFIED: BotOrigin.ValueType  # 0
 BOT_ORIGIN_BUILTIN: BotOrigin.ValueType  # 1
 BOT_ORIGIN_UPLOADED: BotOrigin.ValueType  # 2
 Global___BotOrigin: _TypeAlias = BotOrigin  # noqa: Y015
+
+@_typing.final
+class User(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    ADMIN_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    admin: _builtins.bool
+    created_at: _builtins.str
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        admin: _builtins.bool = ...,
+        created_at: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin", b"admin", "created_at", b"created_at", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___User: _TypeAlias = User  # noqa: Y015
+
+@_typing.final
+class TokenInfo(_message.Message):
+    """A token as listed: its public id, never its secret."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOKEN_ID_FIELD_NUMBER: _builtins.int
+    USER_FIELD_NUMBER: _builtins.int
+    SCOPES_FIELD_NUMBER: _builtins.int
+    LABEL_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    EXPIRES_AT_FIELD_NUMBER: _builtins.int
+    REVOKED_AT_FIELD_NUMBER: _builtins.int
+    token_id: _builtins.str
+    """the public part of the token ("hmt_<token_id>_<secret>")"""
+    user: _builtins.str
+    label: _builtins.str
+    created_at: _builtins.str
+    expires_at: _builtins.str
+    """empty: never"""
+    revoked_at: _builtins.str
+    """empty: active"""
+    @_builtins.property
+    def scopes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """read, submit, admin, worker"""
+
+    def __init__(
+        self,
+        *,
+        token_id: _builtins.str = ...,
+        user: _builtins.str = ...,
+        scopes: _abc.Iterable[_builtins.str] | None = ...,
+        label: _builtins.str = ...,
+        created_at: _builtins.str = ...,
+        expires_at: _builtins.str = ...,
+        revoked_at: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "expires_at", b"expires_at", "label", b"label", "revoked_at", b"revoked_at", "scopes", b"scopes", "token_id", b"token_id", "user", b"user"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TokenInfo: _TypeAlias = TokenInfo  # noqa: Y015
+
+@_typing.final
+class WhoAmIRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WhoAmIRequest: _TypeAlias = WhoAmIRequest  # noqa: Y015
+
+@_typing.final
+class WhoAmIResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ANONYMOUS_FIELD_NUMBER: _builtins.int
+    USER_FIELD_NUMBER: _builtins.int
+    SCOPES_FIELD_NUMBER: _builtins.int
+    TOKEN_ID_FIELD_NUMBER: _builtins.int
+    anonymous: _builtins.bool
+    token_id: _builtins.str
+    @_builtins.property
+    def user(self) -> Global___User: ...
+    @_builtins.property
+    def scopes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        anonymous: _builtins.bool = ...,
+        user: Global___User | None = ...,
+        scopes: _abc.Iterable[_builtins.str] | None = ...,
+        token_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["user", b"user"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["anonymous", b"anonymous", "scopes", b"scopes", "token_id", b"token_id", "user", b"user"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WhoAmIResponse: _TypeAlias = WhoAmIResponse  # noqa: Y015
+
+@_typing.final
+class CreateUserRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    ADMIN_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """[a-z0-9][a-z0-9_-]{0,39}"""
+    admin: _builtins.bool
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        admin: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin", b"admin", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateUserRequest: _TypeAlias = CreateUserRequest  # noqa: Y015
+
+@_typing.final
+class CreateUserResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    USER_FIELD_NUMBER: _builtins.int
+    TOKEN_INFO_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    token: _builtins.str
+    """the first token (scopes read+submit, or admin); shown once"""
+    @_builtins.property
+    def user(self) -> Global___User: ...
+    @_builtins.property
+    def token_info(self) -> Global___TokenInfo: ...
+    def __init__(
+        self,
+        *,
+        user: Global___User | None = ...,
+        token_info: Global___TokenInfo | None = ...,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["token_info", b"token_info", "user", b"user"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["token", b"token", "token_info", b"token_info", "user", b"user"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateUserResponse: _TypeAlias = CreateUserResponse  # noqa: Y015
+
+@_typing.final
+class CreateTokenRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    USER_FIELD_NUMBER: _builtins.int
+    SCOPES_FIELD_NUMBER: _builtins.int
+    EXPIRES_IN_SECONDS_FIELD_NUMBER: _builtins.int
+    LABEL_FIELD_NUMBER: _builtins.int
+    user: _builtins.str
+    """empty: the caller; another user needs an admin token"""
+    expires_in_seconds: _builtins.int
+    """0: never expires"""
+    label: _builtins.str
+    """at most 100 characters"""
+    @_builtins.property
+    def scopes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """empty: read + submit"""
+
+    def __init__(
+        self,
+        *,
+        user: _builtins.str = ...,
+        scopes: _abc.Iterable[_builtins.str] | None = ...,
+        expires_in_seconds: _builtins.int = ...,
+        label: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["expires_in_seconds", b"expires_in_seconds", "label", b"label", "scopes", b"scopes", "user", b"user"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateTokenRequest: _TypeAlias = CreateTokenRequest  # noqa: Y015
+
+@_typing.final
+class CreateTokenResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOKEN_INFO_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    token: _builtins.str
+    """the secret, shown once"""
+    @_builtins.property
+    def token_info(self) -> Global___TokenInfo: ...
+    def __init__(
+        self,
+        *,
+        token_info: Global___TokenInfo | None = ...,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["token_info", b"token_info"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["token", b"token", "token_info", b"token_info"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateTokenResponse: _TypeAlias = CreateTokenResponse  # noqa: Y015
+
+@_typing.final
+class ListTokensRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    USER_FIELD_NUMBER: _builtins.int
+    user: _builtins.str
+    """empty: the caller"""
+    def __init__(
+        self,
+        *,
+        user: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["user", b"user"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTokensRequest: _TypeAlias = ListTokensRequest  # noqa: Y015
+
+@_typing.final
+class ListTokensResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOKENS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tokens(self) -> _containers.RepeatedCompositeFieldContainer[Global___TokenInfo]: ...
+    def __init__(
+        self,
+        *,
+        tokens: _abc.Iterable[Global___TokenInfo] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tokens", b"tokens"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTokensResponse: _TypeAlias = ListTokensResponse  # noqa: Y015
+
+@_typing.final
+class RevokeTokenRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOKEN_ID_FIELD_NUMBER: _builtins.int
+    token_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        token_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["token_id", b"token_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeTokenRequest: _TypeAlias = RevokeTokenRequest  # noqa: Y015
 
 @_typing.final
 class ListGamesRequest(_message.Message):
@@ -90,6 +377,7 @@ class BotInfo(_message.Message):
     RETIRED_FIELD_NUMBER: _builtins.int
     CODE_SHA256_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     origin: Global___BotOrigin.ValueType
     description: _builtins.str
@@ -99,6 +387,8 @@ class BotInfo(_message.Message):
     """latest version's code (uploaded bots)"""
     created_at: _builtins.str
     """ISO 8601 UTC"""
+    owner: _builtins.str
+    """the user who submitted it; empty for built-in bots (the system)"""
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     def __init__(
@@ -112,10 +402,11 @@ class BotInfo(_message.Message):
         retired: _builtins.bool = ...,
         code_sha256: _builtins.str = ...,
         created_at: _builtins.str = ...,
+        owner: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["code_sha256", b"code_sha256", "created_at", b"created_at", "description", b"description", "games", b"games", "latest_version", b"latest_version", "name", b"name", "origin", b"origin", "retired", b"retired"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code_sha256", b"code_sha256", "created_at", b"created_at", "description", b"description", "games", b"games", "latest_version", b"latest_version", "name", b"name", "origin", b"origin", "owner", b"owner", "retired", b"retired"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -338,6 +629,7 @@ class Tournament(_message.Message):
     CREATED_AT_FIELD_NUMBER: _builtins.int
     FINISHED_AT_FIELD_NUMBER: _builtins.int
     STANDINGS_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     game: _builtins.str
     format: _common_pb2.TournamentFormat.ValueType
@@ -354,6 +646,8 @@ class Tournament(_message.Message):
     matches_failed: _builtins.int
     created_at: _builtins.str
     finished_at: _builtins.str
+    owner: _builtins.str
+    """the user who created it"""
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """"name@version" """
@@ -383,10 +677,11 @@ class Tournament(_message.Message):
         created_at: _builtins.str = ...,
         finished_at: _builtins.str = ...,
         standings: _abc.Iterable[Global___Standing] | None = ...,
+        owner: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "created_at", b"created_at", "decision_time_ms", b"decision_time_ms", "finished_at", b"finished_at", "format", b"format", "game", b"game", "matches_cancelled", b"matches_cancelled", "matches_failed", b"matches_failed", "matches_finished", b"matches_finished", "matches_running", b"matches_running", "matches_total", b"matches_total", "players_per_table", b"players_per_table", "rated", b"rated", "rounds", b"rounds", "seed", b"seed", "standings", b"standings", "status", b"status", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "created_at", b"created_at", "decision_time_ms", b"decision_time_ms", "finished_at", b"finished_at", "format", b"format", "game", b"game", "matches_cancelled", b"matches_cancelled", "matches_failed", b"matches_failed", "matches_finished", b"matches_finished", "matches_running", b"matches_running", "matches_total", b"matches_total", "owner", b"owner", "players_per_table", b"players_per_table", "rated", b"rated", "rounds", b"rounds", "seed", b"seed", "standings", b"standings", "status", b"status", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

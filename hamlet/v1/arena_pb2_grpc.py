@@ -105,6 +105,36 @@ class ArenaStub:
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=hamlet_dot_v1_dot_arena__pb2.Leaderboard.FromString,
                 _registered_method=True)
+        self.RestoreBot = channel.unary_unary(
+                '/hamlet.v1.Arena/RestoreBot',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.RetireBotRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.BotInfo.FromString,
+                _registered_method=True)
+        self.WhoAmI = channel.unary_unary(
+                '/hamlet.v1.Arena/WhoAmI',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.WhoAmIRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.WhoAmIResponse.FromString,
+                _registered_method=True)
+        self.CreateUser = channel.unary_unary(
+                '/hamlet.v1.Arena/CreateUser',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.CreateUserRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.CreateUserResponse.FromString,
+                _registered_method=True)
+        self.CreateToken = channel.unary_unary(
+                '/hamlet.v1.Arena/CreateToken',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.CreateTokenRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.CreateTokenResponse.FromString,
+                _registered_method=True)
+        self.ListTokens = channel.unary_unary(
+                '/hamlet.v1.Arena/ListTokens',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.ListTokensRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.ListTokensResponse.FromString,
+                _registered_method=True)
+        self.RevokeToken = channel.unary_unary(
+                '/hamlet.v1.Arena/RevokeToken',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.RevokeTokenRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.TokenInfo.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -201,6 +231,48 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RestoreBot(self, request, context):
+        """A retired bot back in play (its owner or an admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WhoAmI(self, request, context):
+        """Who the caller's token says it is (anonymous without a token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateUser(self, request, context):
+        """A new user with a first token (admin only). The token's secret is shown only here.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateToken(self, request, context):
+        """A new token for the caller (or, for an admin, for any user). The secret is shown once.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTokens(self, request, context):
+        """The caller's tokens (an admin may name any user); never the secrets.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeToken(self, request, context):
+        """A token stops working at once (the caller's own, or any for an admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -273,6 +345,36 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.GetLeaderboard,
                     request_deserializer=hamlet_dot_v1_dot_arena__pb2.GetLeaderboardRequest.FromString,
                     response_serializer=hamlet_dot_v1_dot_arena__pb2.Leaderboard.SerializeToString,
+            ),
+            'RestoreBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.RestoreBot,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.RetireBotRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.BotInfo.SerializeToString,
+            ),
+            'WhoAmI': grpc.unary_unary_rpc_method_handler(
+                    servicer.WhoAmI,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.WhoAmIRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.WhoAmIResponse.SerializeToString,
+            ),
+            'CreateUser': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateUser,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.CreateUserRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.CreateUserResponse.SerializeToString,
+            ),
+            'CreateToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateToken,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.CreateTokenRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.CreateTokenResponse.SerializeToString,
+            ),
+            'ListTokens': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTokens,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.ListTokensRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.ListTokensResponse.SerializeToString,
+            ),
+            'RevokeToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeToken,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.RevokeTokenRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.TokenInfo.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -653,6 +755,168 @@ class Arena:
             '/hamlet.v1.Arena/GetLeaderboard',
             hamlet_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
             hamlet_dot_v1_dot_arena__pb2.Leaderboard.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RestoreBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/RestoreBot',
+            hamlet_dot_v1_dot_arena__pb2.RetireBotRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.BotInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WhoAmI(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/WhoAmI',
+            hamlet_dot_v1_dot_arena__pb2.WhoAmIRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.WhoAmIResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateUser(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/CreateUser',
+            hamlet_dot_v1_dot_arena__pb2.CreateUserRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.CreateUserResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/CreateToken',
+            hamlet_dot_v1_dot_arena__pb2.CreateTokenRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.CreateTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTokens(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/ListTokens',
+            hamlet_dot_v1_dot_arena__pb2.ListTokensRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.ListTokensResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/RevokeToken',
+            hamlet_dot_v1_dot_arena__pb2.RevokeTokenRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.TokenInfo.FromString,
             options,
             channel_credentials,
             insecure,

@@ -5,8 +5,12 @@ The public API of the match server: games, bots, tournaments, matches, replays, 
 
 Errors are gRPC status codes with a message a person can act on: INVALID_ARGUMENT (bad
 field), NOT_FOUND (unknown game, bot, tournament or match), FAILED_PRECONDITION (e.g.
-starting a cancelled tournament), ALREADY_EXISTS (a bot name owned by another kind).
-A rejected request writes nothing.
+starting a cancelled tournament), ALREADY_EXISTS (a bot name owned by another kind),
+UNAUTHENTICATED (no valid token where one is needed), PERMISSION_DENIED (the token's scope
+or its user is not allowed this call). A rejected request writes nothing.
+
+Calls carry `authorization: Bearer <token>` metadata. Reads may be anonymous (the server's
+HAMLET_PUBLIC_READS, default on); every call that changes state needs a token.
 """
 
 from collections import abc as _abc
@@ -60,6 +64,18 @@ class ArenaStub:
     GetReplay: _grpc.UnaryUnaryMultiCallable[_arena_pb2.MatchRef, _common_pb2.Replay]
     """Every decision replayed through the engine, with the public state after each."""
     GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetLeaderboardRequest, _arena_pb2.Leaderboard]
+    RestoreBot: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RetireBotRequest, _arena_pb2.BotInfo]
+    """A retired bot back in play (its owner or an admin)."""
+    WhoAmI: _grpc.UnaryUnaryMultiCallable[_arena_pb2.WhoAmIRequest, _arena_pb2.WhoAmIResponse]
+    """Who the caller's token says it is (anonymous without a token)."""
+    CreateUser: _grpc.UnaryUnaryMultiCallable[_arena_pb2.CreateUserRequest, _arena_pb2.CreateUserResponse]
+    """A new user with a first token (admin only). The token's secret is shown only here."""
+    CreateToken: _grpc.UnaryUnaryMultiCallable[_arena_pb2.CreateTokenRequest, _arena_pb2.CreateTokenResponse]
+    """A new token for the caller (or, for an admin, for any user). The secret is shown once."""
+    ListTokens: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListTokensRequest, _arena_pb2.ListTokensResponse]
+    """The caller's tokens (an admin may name any user); never the secrets."""
+    RevokeToken: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RevokeTokenRequest, _arena_pb2.TokenInfo]
+    """A token stops working at once (the caller's own, or any for an admin)."""
 
 @_typing.type_check_only
 class ArenaAsyncStub(ArenaStub):
@@ -86,6 +102,18 @@ class ArenaAsyncStub(ArenaStub):
     GetReplay: _aio.UnaryUnaryMultiCallable[_arena_pb2.MatchRef, _common_pb2.Replay]  # type: ignore[assignment]
     """Every decision replayed through the engine, with the public state after each."""
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetLeaderboardRequest, _arena_pb2.Leaderboard]  # type: ignore[assignment]
+    RestoreBot: _aio.UnaryUnaryMultiCallable[_arena_pb2.RetireBotRequest, _arena_pb2.BotInfo]  # type: ignore[assignment]
+    """A retired bot back in play (its owner or an admin)."""
+    WhoAmI: _aio.UnaryUnaryMultiCallable[_arena_pb2.WhoAmIRequest, _arena_pb2.WhoAmIResponse]  # type: ignore[assignment]
+    """Who the caller's token says it is (anonymous without a token)."""
+    CreateUser: _aio.UnaryUnaryMultiCallable[_arena_pb2.CreateUserRequest, _arena_pb2.CreateUserResponse]  # type: ignore[assignment]
+    """A new user with a first token (admin only). The token's secret is shown only here."""
+    CreateToken: _aio.UnaryUnaryMultiCallable[_arena_pb2.CreateTokenRequest, _arena_pb2.CreateTokenResponse]  # type: ignore[assignment]
+    """A new token for the caller (or, for an admin, for any user). The secret is shown once."""
+    ListTokens: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListTokensRequest, _arena_pb2.ListTokensResponse]  # type: ignore[assignment]
+    """The caller's tokens (an admin may name any user); never the secrets."""
+    RevokeToken: _aio.UnaryUnaryMultiCallable[_arena_pb2.RevokeTokenRequest, _arena_pb2.TokenInfo]  # type: ignore[assignment]
+    """A token stops working at once (the caller's own, or any for an admin)."""
 
 class ArenaServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -193,5 +221,53 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
         request: _arena_pb2.GetLeaderboardRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.Leaderboard, _abc.Awaitable[_arena_pb2.Leaderboard]]: ...
+
+    @_abc_1.abstractmethod
+    def RestoreBot(
+        self,
+        request: _arena_pb2.RetireBotRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.BotInfo, _abc.Awaitable[_arena_pb2.BotInfo]]:
+        """A retired bot back in play (its owner or an admin)."""
+
+    @_abc_1.abstractmethod
+    def WhoAmI(
+        self,
+        request: _arena_pb2.WhoAmIRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.WhoAmIResponse, _abc.Awaitable[_arena_pb2.WhoAmIResponse]]:
+        """Who the caller's token says it is (anonymous without a token)."""
+
+    @_abc_1.abstractmethod
+    def CreateUser(
+        self,
+        request: _arena_pb2.CreateUserRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.CreateUserResponse, _abc.Awaitable[_arena_pb2.CreateUserResponse]]:
+        """A new user with a first token (admin only). The token's secret is shown only here."""
+
+    @_abc_1.abstractmethod
+    def CreateToken(
+        self,
+        request: _arena_pb2.CreateTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.CreateTokenResponse, _abc.Awaitable[_arena_pb2.CreateTokenResponse]]:
+        """A new token for the caller (or, for an admin, for any user). The secret is shown once."""
+
+    @_abc_1.abstractmethod
+    def ListTokens(
+        self,
+        request: _arena_pb2.ListTokensRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListTokensResponse, _abc.Awaitable[_arena_pb2.ListTokensResponse]]:
+        """The caller's tokens (an admin may name any user); never the secrets."""
+
+    @_abc_1.abstractmethod
+    def RevokeToken(
+        self,
+        request: _arena_pb2.RevokeTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.TokenInfo, _abc.Awaitable[_arena_pb2.TokenInfo]]:
+        """A token stops working at once (the caller's own, or any for an admin)."""
 
 def add_ArenaServicer_to_server(servicer: ArenaServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -6,6 +6,11 @@ The internal contract between the match server and its workers.
 Workers hold no database credentials: they claim a match by id, play it, and report
 the outcome back over this service. The server is the only writer; recording is
 idempotent by match id, so a redelivered task or a duplicate report changes nothing.
+
+Every call needs a worker token (`authorization: Bearer <token>` with the `worker` scope):
+UNAUTHENTICATED without one, PERMISSION_DENIED for a user's token. Each claim hands out a
+fresh attempt token; a report or void must present the current one (FAILED_PRECONDITION
+otherwise), and the server replays a reported log through the engine before recording it.
 """
 
 from collections import abc as _abc
@@ -184,7 +189,10 @@ class ClaimMatchResponse(_message.Message):
 
     MATCH_FIELD_NUMBER: _builtins.int
     ALREADY_FINAL_FIELD_NUMBER: _builtins.int
+    ATTEMPT_TOKEN_FIELD_NUMBER: _builtins.int
     already_final: _builtins.bool
+    attempt_token: _builtins.str
+    """present it in ReportMatch; a new claim makes it stale"""
     @_builtins.property
     def match(self) -> Global___MatchSpec: ...
     def __init__(
@@ -192,10 +200,11 @@ class ClaimMatchResponse(_message.Message):
         *,
         match: Global___MatchSpec | None = ...,
         already_final: _builtins.bool = ...,
+        attempt_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["match", b"match"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["already_final", b"already_final", "match", b"match"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["already_final", b"already_final", "attempt_token", b"attempt_token", "match", b"match"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -318,10 +327,13 @@ class ReportMatchRequest(_message.Message):
     WORKER_ID_FIELD_NUMBER: _builtins.int
     OUTCOME_FIELD_NUMBER: _builtins.int
     VOID_REASON_FIELD_NUMBER: _builtins.int
+    ATTEMPT_TOKEN_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     worker_id: _builtins.str
     void_reason: _builtins.str
     """An infrastructure fault (not a bot fault): the server voids the attempt and re-queues it."""
+    attempt_token: _builtins.str
+    """from the ClaimMatchResponse of this attempt"""
     @_builtins.property
     def outcome(self) -> Global___MatchOutcome: ...
     def __init__(
@@ -331,10 +343,11 @@ class ReportMatchRequest(_message.Message):
         worker_id: _builtins.str = ...,
         outcome: Global___MatchOutcome | None = ...,
         void_reason: _builtins.str = ...,
+        attempt_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["outcome", b"outcome", "report", b"report", "void_reason", b"void_reason"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "outcome", b"outcome", "report", b"report", "void_reason", b"void_reason", "worker_id", b"worker_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempt_token", b"attempt_token", "match_id", b"match_id", "outcome", b"outcome", "report", b"report", "void_reason", b"void_reason", "worker_id", b"worker_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_report: _TypeAlias = _typing.Literal["outcome", "void_reason"]  # noqa: Y015
     _WhichOneofArgType_report: _TypeAlias = _typing.Literal["report", b"report"]  # noqa: Y015

@@ -6,6 +6,11 @@ The internal contract between the match server and its workers.
 Workers hold no database credentials: they claim a match by id, play it, and report
 the outcome back over this service. The server is the only writer; recording is
 idempotent by match id, so a redelivered task or a duplicate report changes nothing.
+
+Every call needs a worker token (`authorization: Bearer <token>` with the `worker` scope):
+UNAUTHENTICATED without one, PERMISSION_DENIED for a user's token. Each claim hands out a
+fresh attempt token; a report or void must present the current one (FAILED_PRECONDITION
+otherwise), and the server replays a reported log through the engine before recording it.
 """
 
 from collections import abc as _abc

@@ -9,9 +9,12 @@ import grpc
 
 import games
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+from server.auth import current_principal, policy
+from server.auth.identity import names
 from server.servicers import convert
 from server.servicers.errors import stream, unary
 from server.services import validation as v
+from server.services.accounts import AccountService
 from server.services.bots import BotService
 from server.services.errors import InvalidArgumentError
 from server.services.matches import MatchService
@@ -28,12 +31,18 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     """Games, bots, tournaments, matches, replays and leaderboards."""
 
     def __init__(
-        self, store: Store, bots: BotService, tournaments: TournamentService, matches: MatchService
+        self,
+        store: Store,
+        bots: BotService,
+        tournaments: TournamentService,
+        matches: MatchService,
+        accounts: AccountService,
     ) -> None:
         self.store = store
         self.bots = bots
         self.tournaments = tournaments
         self.matches = matches
+        self.accounts = accounts
 
     @unary
     def ListGames(
@@ -54,7 +63,17 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     def SubmitBot(
         self, request: arena_pb2.SubmitBotRequest, context: grpc.ServicerContext
     ) -> arena_pb2.SubmitBotResponse:
-        done = self.bots.submit(request.name, request.game, request.source, request.description)
+        who = current_principal()
+        v.bot_name(request.name)
+        existing = self.store.get_bot(request.name)
+        if existing is not None:
+            policy.check_bot_change(
+                who, existing.name, existing.origin, existing.owner, "add versions to"
+            )
+        assert who.user_id is not None  # the method table requires a user's token
+        done = self.bots.submit(
+            request.name, request.game, request.source, request.description, who.user_id
+        )
         return arena_pb2.SubmitBotResponse(
             bot=convert.bot(done.bot),
             version=done.bot.latest_version,
@@ -66,7 +85,17 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     def RetireBot(
         self, request: arena_pb2.RetireBotRequest, context: grpc.ServicerContext
     ) -> arena_pb2.BotInfo:
+        bot = self.bots.get(request.name)
+        policy.check_bot_change(current_principal(), bot.name, bot.origin, bot.owner, "retire")
         return convert.bot(self.bots.retire(request.name))
+
+    @unary
+    def RestoreBot(
+        self, request: arena_pb2.RetireBotRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.BotInfo:
+        bot = self.bots.get(request.name)
+        policy.check_bot_change(current_principal(), bot.name, bot.origin, bot.owner, "restore")
+        return convert.bot(self.bots.retire(request.name, retired=False))
 
     @unary
     def CreateTournament(
@@ -85,6 +114,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
                 seed=request.seed,
                 decision_time_ms=request.decision_time_ms,
                 rated=request.rated,
+                owner_id=current_principal().user_id,
             )
         )
         if request.start:
@@ -95,12 +125,14 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     def StartTournament(
         self, request: arena_pb2.TournamentRef, context: grpc.ServicerContext
     ) -> arena_pb2.Tournament:
+        self._may_change(request.tournament_id, "start")
         return self._with_standings(self.tournaments.start(request.tournament_id).tournament_id)
 
     @unary
     def CancelTournament(
         self, request: arena_pb2.TournamentRef, context: grpc.ServicerContext
     ) -> arena_pb2.Tournament:
+        self._may_change(request.tournament_id, "cancel")
         return self._with_standings(self.tournaments.cancel(request.tournament_id).tournament_id)
 
     @unary
@@ -159,6 +191,62 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     ) -> arena_pb2.Leaderboard:
         v.game_spec(request.game)
         return convert.leaderboard(request.game, self.store.leaderboard(request.game))
+
+    @unary
+    def WhoAmI(
+        self, request: arena_pb2.WhoAmIRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.WhoAmIResponse:
+        who = current_principal()
+        if who.anonymous:
+            return arena_pb2.WhoAmIResponse(anonymous=True)
+        return arena_pb2.WhoAmIResponse(
+            user=arena_pb2.User(name=who.name, admin=who.admin),
+            scopes=names(who.scopes),
+            token_id=who.token_id,
+        )
+
+    @unary
+    def CreateUser(
+        self, request: arena_pb2.CreateUserRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.CreateUserResponse:
+        user, issued = self.accounts.create_user(current_principal(), request.name, request.admin)
+        return arena_pb2.CreateUserResponse(
+            user=convert.user(user),
+            token_info=convert.token_info(issued.record),
+            token=issued.token,
+        )
+
+    @unary
+    def CreateToken(
+        self, request: arena_pb2.CreateTokenRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.CreateTokenResponse:
+        issued = self.accounts.create_token(
+            current_principal(),
+            request.user,
+            list(request.scopes),
+            request.expires_in_seconds,
+            request.label,
+        )
+        return arena_pb2.CreateTokenResponse(
+            token_info=convert.token_info(issued.record), token=issued.token
+        )
+
+    @unary
+    def ListTokens(
+        self, request: arena_pb2.ListTokensRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.ListTokensResponse:
+        found = self.accounts.list_tokens(current_principal(), request.user)
+        return arena_pb2.ListTokensResponse(tokens=[convert.token_info(t) for t in found])
+
+    @unary
+    def RevokeToken(
+        self, request: arena_pb2.RevokeTokenRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.TokenInfo:
+        return convert.token_info(self.accounts.revoke(current_principal(), request.token_id))
+
+    def _may_change(self, tournament_id: str, what: str) -> None:
+        record = self.tournaments.get(tournament_id)
+        policy.check_tournament_change(current_principal(), tournament_id, record.owner, what)
 
     def _with_standings(self, tournament_id: str) -> arena_pb2.Tournament:
         record = self.tournaments.get(tournament_id)

@@ -11,7 +11,15 @@ from hamlet.v1 import arena_pb2, common_pb2
 from server.elo import BotRating
 from server.services.matches import Replay
 from server.services.tournaments import Standing
-from server.storage import BotRecord, DecisionRecord, MatchRecord, MatchStatus, TournamentRecord
+from server.storage import (
+    BotRecord,
+    DecisionRecord,
+    MatchRecord,
+    MatchStatus,
+    TokenRecord,
+    TournamentRecord,
+    UserRecord,
+)
 
 _MATCH_STATUS = {
     MatchStatus.PENDING: common_pb2.MATCH_STATUS_PENDING,
@@ -53,6 +61,25 @@ def bot(record: BotRecord) -> arena_pb2.BotInfo:
         retired=record.retired,
         code_sha256=record.code_sha256,
         created_at=iso(record.created_at),
+        owner=record.owner,
+    )
+
+
+def user(record: UserRecord) -> arena_pb2.User:
+    """A user."""
+    return arena_pb2.User(name=record.name, admin=record.admin, created_at=iso(record.created_at))
+
+
+def token_info(record: TokenRecord) -> arena_pb2.TokenInfo:
+    """A token as listed (never its secret)."""
+    return arena_pb2.TokenInfo(
+        token_id=record.token_id,
+        user=record.user.name,
+        scopes=list(record.scopes),
+        label=record.label,
+        created_at=iso(record.created_at),
+        expires_at=iso(record.expires_at),
+        revoked_at=iso(record.revoked_at),
     )
 
 
@@ -124,6 +151,7 @@ def tournament(
         matches_failed=c.get(MatchStatus.FAILED, 0),
         created_at=iso(record.created_at),
         finished_at=iso(record.finished_at),
+        owner=record.owner,
         standings=[
             arena_pb2.Standing(
                 bot_name=s.bot,

@@ -14,7 +14,9 @@ from server.services.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
     NotFoundError,
+    PermissionDeniedError,
     ServiceError,
+    UnauthenticatedError,
 )
 
 _CODES: dict[type[ServiceError], grpc.StatusCode] = {
@@ -22,6 +24,8 @@ _CODES: dict[type[ServiceError], grpc.StatusCode] = {
     NotFoundError: grpc.StatusCode.NOT_FOUND,
     FailedPreconditionError: grpc.StatusCode.FAILED_PRECONDITION,
     AlreadyExistsError: grpc.StatusCode.ALREADY_EXISTS,
+    UnauthenticatedError: grpc.StatusCode.UNAUTHENTICATED,
+    PermissionDeniedError: grpc.StatusCode.PERMISSION_DENIED,
 }
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -98,7 +98,9 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
     ) -> worker_pb2.ClaimMatchResponse:
         claim = self.matches.claim(request.match_id, request.worker_id)
         return worker_pb2.ClaimMatchResponse(
-            match=match_spec(claim.match), already_final=claim.already_final
+            match=match_spec(claim.match),
+            already_final=claim.already_final,
+            attempt_token=claim.attempt_token,
         )
 
     @unary
@@ -112,7 +114,7 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
                     f"void_reason is longer than {MAX_VOID_REASON} characters"
                 )
             game = self.matches.get(request.match_id).game
-            status = self.matches.void(request.match_id, request.void_reason)
+            status = self.matches.void(request.match_id, request.void_reason, request.attempt_token)
             if status is MatchStatus.FAILED:
                 self.metrics.matches_recorded.labels(game, "failed").inc()
             elif status is MatchStatus.QUEUED:
@@ -121,7 +123,9 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
         if kind != "outcome":
             raise InvalidArgumentError("a report carries an outcome or a void_reason")
         v.identifier("match_id", request.match_id)
-        report = self.matches.report(request.match_id, outcome_from_proto(request.outcome))
+        report = self.matches.report(
+            request.match_id, request.attempt_token, outcome_from_proto(request.outcome)
+        )
         if report.recorded:
             forfeit = any(s.forfeit_reason for s in report.match.seats)
             self.metrics.matches_recorded.labels(

@@ -55,8 +55,11 @@ class BotService:
                 raise AlreadyExistsError(str(exc)) from None
         return out
 
-    def submit(self, name: str, game: str, source: str, description: str) -> Submitted:
-        """A new version of an uploaded bot, content-addressed by the source's SHA-256."""
+    def submit(
+        self, name: str, game: str, source: str, description: str, owner_id: int
+    ) -> Submitted:
+        """A new version of an uploaded bot, content-addressed by the source's SHA-256.
+        (Whether the caller may add a version is the policy's question, asked before.)"""
         v.bot_name(name)
         v.game_spec(game)
         code = source.encode()
@@ -75,10 +78,12 @@ class BotService:
             raise InvalidArgumentError(f"source does not compile (line {line}): {exc}") from None
         existing = self.store.get_bot(name)
         if existing is not None and existing.retired:
-            raise FailedPreconditionError(f"bot {name!r} is retired; choose another name")
+            raise FailedPreconditionError(
+                f"bot {name!r} is retired; its owner can restore it (`hamlet bot restore {name}`)"
+            )
         sha = hashlib.sha256(code).hexdigest()
         try:
-            bot, created = self.store.add_bot_version(name, game, code, sha, description)
+            bot, created = self.store.add_bot_version(name, game, code, sha, description, owner_id)
         except StoreConflictError as exc:
             raise AlreadyExistsError(str(exc)) from None
         return Submitted(bot, created)
@@ -89,10 +94,18 @@ class BotService:
             v.game_spec(game)
         return self.store.list_bots(game, include_retired)
 
-    def retire(self, name: str) -> BotRecord:
-        """Retire a bot; it keeps its results."""
+    def get(self, name: str) -> BotRecord:
+        """A bot by name, or NotFoundError."""
         v.identifier("bot name", name)
-        bot = self.store.retire_bot(name)
+        bot = self.store.get_bot(name)
+        if bot is None:
+            raise NotFoundError(f"unknown bot {name!r}")
+        return bot
+
+    def retire(self, name: str, retired: bool = True) -> BotRecord:
+        """Retire a bot (it keeps its results), or restore it with ``retired=False``."""
+        v.identifier("bot name", name)
+        bot = self.store.retire_bot(name, retired)
         if bot is None:
             raise NotFoundError(f"unknown bot {name!r}")
         return bot

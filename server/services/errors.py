@@ -21,3 +21,11 @@ class FailedPreconditionError(ServiceError):
 
 class AlreadyExistsError(ServiceError):
     """A name is taken."""
+
+
+class UnauthenticatedError(ServiceError):
+    """The call needs a valid token and has none (or an unknown, expired or revoked one)."""
+
+
+class PermissionDeniedError(ServiceError):
+    """The caller is known but may not do this (scope or owner)."""

@@ -3,8 +3,11 @@ reading matches back and replaying them through the engine."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -14,6 +17,7 @@ import games
 from server.services import validation as v
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from server.services.scheduling import Enqueuer
+from server.services.verify import verify_outcome
 from server.storage import DecisionRecord, MatchRecord, MatchStatus, Outcome, Store
 from server.storage.base import utcnow
 
@@ -29,6 +33,12 @@ class Claim:
 
     match: MatchRecord
     already_final: bool
+    attempt_token: str = ""
+
+
+def attempt_digest(token: str) -> str:
+    """How an attempt token is stored (the token itself is only ever with the worker)."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,33 +107,88 @@ class MatchService:
         return self.get(match_id), self.store.get_decisions(match_id)
 
     def claim(self, match_id: str, worker_id: str) -> Claim:
-        """Lease a match to a worker. A final match is handed back with ``already_final`` (the
-        worker acks its task and stops); a redelivered running match is leased again."""
+        """Lease a match to a new attempt with a fresh attempt token. A final match is handed
+        back with ``already_final`` (the worker acks its task and stops); a redelivered running
+        match is leased again (the earlier attempt's token stops working)."""
         match = self.get(match_id)
         if match.status is MatchStatus.CANCELLED:
             raise FailedPreconditionError(f"match {match_id} was cancelled")
         if match.status.final:
             return Claim(match, already_final=True)
-        claimed = self.store.claim_match(match_id, worker_id[:128], self.now() + self.lease)
-        assert claimed is not None
-        return Claim(claimed, already_final=claimed.status.final)
-
-    def report(self, match_id: str, outcome: Outcome) -> Report:
-        """Record a played match once; a report for a final match changes nothing."""
+        token = secrets.token_urlsafe(24)
+        claimed = self.store.claim_match(
+            match_id, worker_id[:128], self.now() + self.lease, attempt_digest(token)
+        )
+        if claimed is not None:
+            return Claim(claimed, already_final=False, attempt_token=token)
         match = self.get(match_id)
+        if match.status.final:
+            return Claim(match, already_final=True)
+        raise FailedPreconditionError(
+            f"match {match_id} is {match.status.value} and its tournament is not running: "
+            "only queued matches of a started tournament can be claimed"
+        )
+
+    def report(self, match_id: str, attempt_token: str, outcome: Outcome) -> Report:
+        """Record a played match once, from the attempt that holds the claim, after replaying
+        its log; a retried report of the recorded attempt changes nothing."""
+        match = self.get(match_id)
+        digest = self._attempt(match, attempt_token)
         if match.status.final:
             return Report(recorded=False, duplicate=True, match=match)
         self._check(match, outcome)
-        recorded = self.store.finalize_match(match_id, outcome, self.now())
-        return Report(recorded=recorded, duplicate=not recorded, match=self.get(match_id))
+        verify_outcome(match, outcome)
+        if not self.store.finalize_match(match_id, outcome, self.now(), digest):
+            match = self.get(match_id)
+            if match.status.final and self._same_attempt(match_id, digest):
+                return Report(recorded=False, duplicate=True, match=match)
+            raise FailedPreconditionError(
+                f"the claim of match {match_id} expired or was taken by another worker; "
+                "this report was not recorded"
+            )
+        return Report(recorded=True, duplicate=False, match=self.get(match_id))
 
-    def void(self, match_id: str, reason: str) -> MatchStatus | None:
-        """An infrastructure fault: queue the match again (or fail it after too many tries)."""
-        self.get(match_id)
-        status = self.store.void_attempt(match_id, reason or "voided", self.max_attempts)
+    def void(self, match_id: str, reason: str, attempt_token: str) -> MatchStatus | None:
+        """An infrastructure fault: queue the match again (or fail it after too many tries).
+        Only the attempt holding the claim may void it."""
+        match = self.get(match_id)
+        digest = self._attempt(match, attempt_token)
+        if match.status.final:
+            return None
+        status = self.store.void_attempt(
+            match_id, reason or "voided", self.max_attempts, attempt_hash=digest
+        )
+        if status is None and not self.get(match_id).status.final:
+            raise FailedPreconditionError(
+                f"the claim of match {match_id} was taken by another worker; not voided"
+            )
         if status is MatchStatus.QUEUED:
             self.enqueuer.enqueue(self.store.mark_queued([match_id], self.now()))
         return status
+
+    def _same_attempt(self, match_id: str, digest: str) -> bool:
+        stored = self.store.attempt_hash(match_id)
+        return stored is not None and hmac.compare_digest(stored, digest)
+
+    def _attempt(self, match: MatchRecord, attempt_token: str) -> str:
+        """The digest of ``attempt_token`` if it is the current attempt of ``match``."""
+        if not attempt_token:
+            raise FailedPreconditionError(
+                "a report must carry the attempt token its ClaimMatch returned"
+            )
+        if len(attempt_token) > 128:
+            raise InvalidArgumentError("attempt_token is longer than 128 characters")
+        digest = attempt_digest(attempt_token)
+        if not self._same_attempt(match.match_id, digest):
+            raise FailedPreconditionError(
+                f"this attempt does not hold match {match.match_id} (it was never claimed with "
+                "this token, or was claimed again since); nothing was recorded"
+            )
+        if not match.status.final and match.status is not MatchStatus.RUNNING:
+            raise FailedPreconditionError(
+                f"match {match.match_id} is {match.status.value}, not running; nothing recorded"
+            )
+        return digest
 
     def reap(self) -> list[str]:
         """Re-queue matches whose lease expired (their worker died) or whose queue message

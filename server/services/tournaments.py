@@ -46,6 +46,7 @@ class TournamentRequest:
     seed: int = 0
     decision_time_ms: int = 0
     rated: bool = True
+    owner_id: int | None = None  # the creating user
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +167,7 @@ class TournamentService:
                 rated=req.rated,
                 entry_version_ids=tuple(entries),
                 matches=tuple(matches),
+                owner_id=req.owner_id,
             )
         )
 

@@ -16,8 +16,10 @@ from server.storage.base import (
     SeatRecord,
     Store,
     StoreConflictError,
+    TokenRecord,
     TournamentRecord,
     TournamentStatus,
+    UserRecord,
 )
 from server.storage.sql import SqlStore, open_store
 
@@ -34,7 +36,9 @@ __all__ = [
     "SqlStore",
     "Store",
     "StoreConflictError",
+    "TokenRecord",
     "TournamentRecord",
     "TournamentStatus",
+    "UserRecord",
     "open_store",
 ]

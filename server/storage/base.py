@@ -46,6 +46,31 @@ class StoreConflictError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class UserRecord:
+    """An account."""
+
+    user_id: int
+    name: str
+    admin: bool
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRecord:
+    """An API token as stored: the secret only as a salted digest."""
+
+    token_id: str
+    user: UserRecord
+    scopes: tuple[str, ...]
+    label: str
+    salt: str
+    secret_hash: str
+    created_at: datetime
+    expires_at: datetime | None
+    revoked_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
 class BotRecord:
     """A bot and its latest version."""
 
@@ -58,6 +83,7 @@ class BotRecord:
     retired: bool
     code_sha256: str
     created_at: datetime
+    owner: str = ""  # the submitting user's name; empty for built-in bots (the system)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +144,7 @@ class TournamentRecord:
     created_at: datetime
     finished_at: datetime | None
     counts: dict[MatchStatus, int] = field(default_factory=dict)
+    owner: str = ""
 
     @property
     def matches_total(self) -> int:
@@ -166,6 +193,7 @@ class NewTournament:
     rated: bool
     entry_version_ids: tuple[int, ...]
     matches: tuple[NewMatch, ...]
+    owner_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,14 +219,53 @@ class Outcome:
 class Store(Protocol):
     """What the services need from persistence. Every method is one transaction."""
 
+    def create_user(self, name: str, admin: bool, now: datetime) -> UserRecord:
+        """A new user; :class:`StoreConflictError` if the name is taken."""
+        ...
+
+    def get_user(self, name: str) -> UserRecord | None:
+        """A user by name."""
+        ...
+
+    def has_admin(self) -> bool:
+        """Whether any admin user exists."""
+        ...
+
+    def add_token(
+        self,
+        user_id: int,
+        token_id: str,
+        scopes: Sequence[str],
+        label: str,
+        salt: str,
+        secret_hash: str,
+        now: datetime,
+        expires_at: datetime | None,
+    ) -> TokenRecord:
+        """Store a new token."""
+        ...
+
+    def get_token(self, token_id: str) -> TokenRecord | None:
+        """A token by its public id."""
+        ...
+
+    def list_tokens(self, user_id: int) -> list[TokenRecord]:
+        """A user's tokens, oldest first."""
+        ...
+
+    def revoke_token(self, token_id: str, now: datetime) -> TokenRecord | None:
+        """Mark a token revoked (idempotent); None if unknown."""
+        ...
+
     def upsert_builtin_bot(self, name: str, games: Sequence[str], description: str) -> BotRecord:
         """Register (or refresh) a built-in bot."""
         ...
 
     def add_bot_version(
-        self, name: str, game: str, code: bytes, sha256: str, description: str
+        self, name: str, game: str, code: bytes, sha256: str, description: str, owner_id: int
     ) -> tuple[BotRecord, bool]:
-        """Store code and a new version unless this code is already one; (bot, created)."""
+        """Store code and a new version unless this code is already one; (bot, created).
+        A new bot belongs to ``owner_id``; an existing one keeps its owner."""
         ...
 
     def get_bot(self, name: str) -> BotRecord | None:
@@ -209,8 +276,8 @@ class Store(Protocol):
         """Bots, by name."""
         ...
 
-    def retire_bot(self, name: str) -> BotRecord | None:
-        """Mark a bot retired; ``None`` if unknown."""
+    def retire_bot(self, name: str, retired: bool = True) -> BotRecord | None:
+        """Mark a bot retired (or restore it with ``retired=False``); ``None`` if unknown."""
         ...
 
     def get_code(self, sha256: str) -> bytes | None:
@@ -258,13 +325,21 @@ class Store(Protocol):
         ...
 
     def claim_match(
-        self, match_id: str, worker_id: str, lease_until: datetime
+        self, match_id: str, worker_id: str, lease_until: datetime, attempt_hash: str
     ) -> MatchRecord | None:
-        """Take a lease on a non-final match (RUNNING); return the match as stored."""
+        """Lease a QUEUED or RUNNING match of a RUNNING tournament to a new attempt; None if
+        the match may not be claimed (final, pending, or its tournament is not running)."""
         ...
 
-    def finalize_match(self, match_id: str, outcome: Outcome, now: datetime) -> bool:
-        """Record a result if the match is not final (and update ratings); True if recorded."""
+    def attempt_hash(self, match_id: str) -> str | None:
+        """The digest of the current claim's attempt token (None before any claim)."""
+        ...
+
+    def finalize_match(
+        self, match_id: str, outcome: Outcome, now: datetime, attempt_hash: str
+    ) -> bool:
+        """Record a result if the match is RUNNING under this attempt with its lease not expired
+        (and update ratings); True if recorded."""
         ...
 
     def void_attempt(
@@ -273,10 +348,12 @@ class Store(Protocol):
         reason: str,
         max_attempts: int,
         lease_expired_by: datetime | None = None,
+        attempt_hash: str | None = None,
     ) -> MatchStatus | None:
         """An attempt failed for infrastructure reasons: QUEUED again, or FAILED when out of
         attempts; ``None`` if the match is unknown or already final (or, with
-        ``lease_expired_by``, if its lease was renewed past that time meanwhile)."""
+        ``lease_expired_by``, if its lease was renewed past that time meanwhile; or, with
+        ``attempt_hash``, if that is not the current RUNNING attempt)."""
         ...
 
     def cancel_open_matches(self, tournament_id: str, now: datetime) -> int:

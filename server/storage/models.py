@@ -29,12 +29,28 @@ class Base(DeclarativeBase):
 
 
 class User(Base):
-    """An account that owns bots (one local user until accounts arrive)."""
+    """An account: it owns bots and tournaments and holds API tokens."""
 
     __tablename__ = "users"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
+    admin: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class ApiToken(Base):
+    """An API token: public id, salted key-derivation hash of the secret, scopes, expiry."""
+
+    __tablename__ = "api_tokens"
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    scopes: Mapped[str] = mapped_column(String(64))  # comma-separated Scope values
+    label: Mapped[str] = mapped_column(String(100), default="")
+    salt: Mapped[str] = mapped_column(String(32))
+    secret_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime)
 
 
 class Bot(Base):
@@ -88,6 +104,7 @@ class Tournament(Base):
     rated: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime)
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
 
 
 class TournamentEntry(Base):
@@ -119,6 +136,8 @@ class Match(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, index=True)
     duration_seconds: Mapped[float] = mapped_column(Float, default=0.0)
     void_reason: Mapped[str] = mapped_column(Text, default="")
+    #: SHA-256 of the current claim's attempt token; a report must present the token.
+    attempt_hash: Mapped[str | None] = mapped_column(String(64))
 
 
 class MatchSeat(Base):

@@ -15,8 +15,6 @@ from server.storage.base import (
 )
 from server.storage.sqlbase import SqlBase
 
-LOCAL_USER = "local"
-
 
 class BotsPart(SqlBase):
     """Bots, their versions and uploaded code."""
@@ -42,15 +40,14 @@ class BotsPart(SqlBase):
             return self._bot_record(s, bot)
 
     def add_bot_version(
-        self, name: str, game: str, code: bytes, sha256: str, description: str
+        self, name: str, game: str, code: bytes, sha256: str, description: str, owner_id: int
     ) -> tuple[BotRecord, bool]:
         with self._tx() as s:
             now = utcnow()
             bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
             if bot is None:
-                owner = self._local_user(s)
                 bot = m.Bot(
-                    name=name, origin="uploaded", owner_id=owner, games=game, created_at=now
+                    name=name, origin="uploaded", owner_id=owner_id, games=game, created_at=now
                 )
                 bot.description = description
                 bot.retired = False
@@ -99,12 +96,12 @@ class BotsPart(SqlBase):
             if (include_retired or not r.retired) and (not game or game in r.games)
         ]
 
-    def retire_bot(self, name: str) -> BotRecord | None:
+    def retire_bot(self, name: str, retired: bool = True) -> BotRecord | None:
         with self._tx() as s:
             bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
             if bot is None:
                 return None
-            bot.retired = True
+            bot.retired = retired
             s.flush()
             return self._bot_record(s, bot)
 
@@ -112,14 +109,6 @@ class BotsPart(SqlBase):
         with self._tx() as s:
             row = s.get(m.BotCode, sha256)
             return None if row is None else bytes(row.code)
-
-    def _local_user(self, s: Session) -> int:
-        user = s.scalar(select(m.User).where(m.User.name == LOCAL_USER))
-        if user is None:
-            user = m.User(name=LOCAL_USER, created_at=utcnow())
-            s.add(user)
-            s.flush()
-        return user.id
 
     def _bot_record(self, s: Session, bot: m.Bot) -> BotRecord:
         version = s.scalar(
@@ -138,4 +127,7 @@ class BotsPart(SqlBase):
             retired=bot.retired,
             code_sha256=(version.code_sha256 or "") if version else "",
             created_at=bot.created_at,
+            owner=(s.scalar(select(m.User.name).where(m.User.id == bot.owner_id)) or "")
+            if bot.owner_id is not None
+            else "",
         )

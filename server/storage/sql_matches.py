@@ -87,24 +87,49 @@ class MatchesPart(SqlBase):
         return changed
 
     def claim_match(
-        self, match_id: str, worker_id: str, lease_until: datetime
+        self, match_id: str, worker_id: str, lease_until: datetime, attempt_hash: str
     ) -> MatchRecord | None:
+        running = select(m.Tournament.id).where(
+            m.Tournament.status == TournamentStatus.RUNNING.value
+        )
         with self._tx() as s:
-            s.execute(
+            res = s.execute(
                 update(m.Match)
-                .where(m.Match.id == match_id, m.Match.status.not_in(FINAL))
+                .where(
+                    m.Match.id == match_id,
+                    m.Match.status.in_([MatchStatus.QUEUED.value, MatchStatus.RUNNING.value]),
+                    m.Match.tournament_id.in_(running.scalar_subquery()),
+                )
                 .values(
-                    status=MatchStatus.RUNNING.value, claimed_by=worker_id, lease_until=lease_until
+                    status=MatchStatus.RUNNING.value,
+                    claimed_by=worker_id,
+                    lease_until=lease_until,
+                    attempt_hash=attempt_hash,
                 )
             )
+            if rowcount(res) != 1:
+                return None
             row = s.get(m.Match, match_id)
             return None if row is None else self._match_record(s, row)
 
-    def finalize_match(self, match_id: str, outcome: Outcome, now: datetime) -> bool:
+    def attempt_hash(self, match_id: str) -> str | None:
+        with self._tx() as s:
+            return s.scalar(select(m.Match.attempt_hash).where(m.Match.id == match_id))
+
+    def finalize_match(
+        self, match_id: str, outcome: Outcome, now: datetime, attempt_hash: str
+    ) -> bool:
         with self._record_lock, self._tx() as s:
+            # Only the current attempt, while its lease holds: a stale worker's report (its
+            # claim expired, or another worker claimed since) changes no row.
             res = s.execute(
                 update(m.Match)
-                .where(m.Match.id == match_id, m.Match.status.not_in(FINAL))
+                .where(
+                    m.Match.id == match_id,
+                    m.Match.status == MatchStatus.RUNNING.value,
+                    m.Match.attempt_hash == attempt_hash,
+                    m.Match.lease_until >= now,
+                )
                 .values(
                     status=MatchStatus.FINISHED.value,
                     finished_at=now,
@@ -164,6 +189,7 @@ class MatchesPart(SqlBase):
         reason: str,
         max_attempts: int,
         lease_expired_by: datetime | None = None,
+        attempt_hash: str | None = None,
     ) -> MatchStatus | None:
         # Conditional UPDATEs, never read-modify-write: a report that finalizes the match
         # between a read and a write must not be undone (a finished match put back in the
@@ -174,6 +200,11 @@ class MatchesPart(SqlBase):
             open_match.append(
                 or_(m.Match.lease_until.is_(None), m.Match.lease_until < lease_expired_by)
             )
+        if attempt_hash is not None:
+            open_match += [
+                m.Match.status == MatchStatus.RUNNING.value,
+                m.Match.attempt_hash == attempt_hash,
+            ]
         cleared = {"void_reason": reason[:2000], "claimed_by": None, "lease_until": None}
         with self._record_lock, self._tx() as s:
             now = utcnow()

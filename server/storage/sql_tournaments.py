@@ -37,6 +37,7 @@ class TournamentsPart(SqlBase):
                     time_bank_ms=spec.time_bank_ms,
                     rated=spec.rated,
                     created_at=utcnow(),
+                    owner_id=spec.owner_id,
                 )
             )
             s.flush()
@@ -132,4 +133,7 @@ class TournamentsPart(SqlBase):
             created_at=t.created_at,
             finished_at=t.finished_at,
             counts={MatchStatus(status): int(n) for status, n in counts},
+            owner=(s.scalar(select(m.User.name).where(m.User.id == t.owner_id)) or "")
+            if t.owner_id is not None
+            else "",
         )

@@ -8,7 +8,8 @@ import games
 from tests import toygame
 from tests.workers.scripted import FakeClock, Scripted
 from workers.model import BotKind, ForfeitReason, MatchPlan, SeatPlan
-from workers.runner import EngineError, ranks_with_forfeits, replay, run_match
+from games.replay import ranks_with_forfeits
+from workers.runner import EngineError, replay, run_match
 
 
 @pytest.fixture(autouse=True)
