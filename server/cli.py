@@ -8,7 +8,11 @@ Exit codes (scripts may rely on them):
 * 2 — bad arguments (usage errors and INVALID_ARGUMENT);
 * 3 — not found (unknown game, bot, tournament or match);
 * 4 — the server cannot be reached;
+* 5 — not allowed (UNAUTHENTICATED: no valid token; PERMISSION_DENIED: wrong scope or owner);
 * 130 — interrupted (Ctrl-C).
+
+Calls carry the token found by :mod:`server.credentials` (``HAMLET_TOKEN``, ``hamlet login``,
+or the data directory's admin token); ``HAMLET_TLS_CA`` switches the channel to TLS.
 """
 
 from __future__ import annotations
@@ -24,14 +28,8 @@ import grpc
 
 from server import console
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_UNAVAILABLE, EXIT_INTERRUPTED = (
-    0,
-    1,
-    2,
-    3,
-    4,
-    130,
-)
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_UNAVAILABLE, EXIT_DENIED = 0, 1, 2, 3, 4, 5
+EXIT_INTERRUPTED = 130
 
 _EXIT_FOR = {
     grpc.StatusCode.INVALID_ARGUMENT: EXIT_USAGE,
@@ -39,6 +37,8 @@ _EXIT_FOR = {
     grpc.StatusCode.NOT_FOUND: EXIT_NOT_FOUND,
     grpc.StatusCode.UNAVAILABLE: EXIT_UNAVAILABLE,
     grpc.StatusCode.DEADLINE_EXCEEDED: EXIT_UNAVAILABLE,
+    grpc.StatusCode.UNAUTHENTICATED: EXIT_DENIED,
+    grpc.StatusCode.PERMISSION_DENIED: EXIT_DENIED,
 }
 
 Command = Callable[[argparse.Namespace], int]
@@ -50,6 +50,7 @@ def _server_addr() -> str:
 
 def _parser() -> argparse.ArgumentParser:
     from server import commands as c
+    from server import commands_accounts as ca
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -87,6 +88,42 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--description", default="")
     p = add("retire", c.bot_retire, "retire a bot (it keeps its results)", bot)
     p.add_argument("name")
+    p = add("restore", c.bot_restore, "put a retired bot back in play (its owner or an admin)", bot)
+    p.add_argument("name")
+
+    user = sub.add_parser("user", help="create users (admin)").add_subparsers(
+        dest="user_command", required=True, metavar="ACTION"
+    )
+    p = add("create", ca.user_create, "create a user and print its first token (admin only)", user)
+    p.add_argument("name")
+    p.add_argument("--admin", action="store_true", help="an administrator")
+
+    token = sub.add_parser("token", help="create, list or revoke API tokens").add_subparsers(
+        dest="token_command", required=True, metavar="ACTION"
+    )
+    p = add("create", ca.token_create, "create a token (the secret is shown once)", token)
+    p.add_argument("--user", default="", help="for another user (admin only)")
+    p.add_argument(
+        "--scope",
+        default="",
+        help="comma-separated: read, submit, admin, worker (default: read,submit)",
+    )
+    p.add_argument(
+        "--expires",
+        type=ca.parse_duration,
+        default=0,
+        metavar="DURATION",
+        help="e.g. 3600, 15m, 12h, 30d (default: never)",
+    )
+    p.add_argument("--label", default="", help="a note to recognise the token by")
+    p = add("list", ca.token_list, "list tokens (never their secrets)", token)
+    p.add_argument("--user", default="", help="another user's (admin only)")
+    p = add("revoke", ca.token_revoke, "revoke a token at once", token)
+    p.add_argument("token_id")
+
+    p = add("login", ca.login, "check a token (read from stdin) with the server and keep it")
+    p.add_argument("--token-file", type=Path, default=None, help="read the token from a file")
+    add("whoami", ca.whoami, "the user and scopes of the token in use")
 
     tour = sub.add_parser(
         "tournament", help="create, start, watch, show or cancel tournaments"
@@ -205,6 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         else:
             console.err.print(f"hamlet: {code.name}: {exc.details()}")  # type: ignore[attr-defined]
+            if code is grpc.StatusCode.UNAUTHENTICATED:
+                console.err.print("hamlet: log in with `hamlet login`, or set HAMLET_TOKEN")
         return _EXIT_FOR.get(code, EXIT_FAILED)
     except KeyboardInterrupt:
         console.err.print("hamlet: interrupted")

@@ -9,19 +9,21 @@ import signal
 import sys
 import threading
 
-import grpc
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from hamlet.channels import open_channel
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
-from server import console
+from server import console, credentials
 from server.console import out, print_json, to_dict
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def arena(args: argparse.Namespace) -> arena_pb2_grpc.ArenaStub:
-    """A stub on ``--server``."""
-    return arena_pb2_grpc.ArenaStub(grpc.insecure_channel(args.server))
+    """A stub on ``--server`` with the caller's token (see :mod:`server.credentials`)."""
+    token, _ = credentials.find_token()
+    channel = open_channel(args.server, token=token or None, ca_file=credentials.tls_ca())
+    return arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
 
 
 def games(args: argparse.Namespace) -> int:
@@ -71,6 +73,17 @@ def bot_retire(args: argparse.Namespace) -> int:
         print_json(to_dict(resp))
     else:
         out.print(f"{resp.name} retired")
+    return EXIT_OK
+
+
+def bot_restore(args: argparse.Namespace) -> int:
+    """``hamlet bot restore NAME``."""
+    req = arena_pb2.RetireBotRequest(name=args.name)
+    resp = arena(args).RestoreBot(req, timeout=args.timeout)
+    if args.json:
+        print_json(to_dict(resp))
+    else:
+        out.print(f"{resp.name} restored (v{resp.latest_version})")
     return EXIT_OK
 
 
@@ -345,7 +358,13 @@ def serve(args: argparse.Namespace) -> int:
         if server.metrics_port
         else "disabled"
     )
-    out.print(f"hamlet server: gRPC on {settings.grpc_host}:{port}, metrics {metrics}")
+    tls = " (TLS)" if settings.tls_cert else ""
+    out.print(f"hamlet server: gRPC on {settings.grpc_host}:{port}{tls}, metrics {metrics}")
+    if server.new_admin_token:
+        out.print(
+            f"hamlet server: created the admin user; its token (shown once, kept in "
+            f"{settings.data_dir / 'admin.token'}, mode 0600):\n{server.new_admin_token}"
+        )
     out.print(
         f"hamlet server: database {settings.effective_database_url}, queue {settings.redis_url}"
     )

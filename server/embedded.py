@@ -24,9 +24,11 @@ from pathlib import Path
 
 import grpc
 
+from hamlet.channels import open_channel, read_token_file
 from hamlet.v1 import arena_pb2, arena_pb2_grpc
 from server import console
 from server.console import out
+from server.services.accounts import ADMIN_TOKEN_FILE, WORKER_TOKEN_FILE
 
 BOTS_WAIT_SECONDS = 90.0
 DEMO_TIMEOUT_SECONDS = 300.0  # per game
@@ -170,6 +172,9 @@ def start_worker(
         HAMLET_SERVER_ADDR=server_addr,
         HAMLET_WORKER_METRICS_PORT=str(free_port()),
         HAMLET_WORKER_NAME=f"embedded-{index}",
+        # The credential stays in a 0600 file, not in the environment.
+        HAMLET_WORKER_TOKEN="",
+        HAMLET_WORKER_TOKEN_FILE=str(data_dir / WORKER_TOKEN_FILE),
         PROMETHEUS_MULTIPROC_DIR=str(data_dir / "worker-metrics" / str(index)),
         # The worker asks for SIGTERM when we die, as redis does (see _exit_with_parent);
         # it does so itself after exec, because a preexec_fn is unsafe once threads run.
@@ -314,7 +319,16 @@ def run_embedded(args: argparse.Namespace) -> int:
                 out.print(f"  {w.name:<15} http://127.0.0.1:{w.metrics_port}/metrics   log {w.log}")
             out.print(f"  redis           {redis_url}   log {redis_child.log}")
             out.print(f"  database        {settings.effective_database_url}")
-            stub = arena_pb2_grpc.ArenaStub(grpc.insecure_channel(addr))
+            admin_file = data_dir / ADMIN_TOKEN_FILE
+            if server.new_admin_token:
+                out.print(f"  admin token     {server.new_admin_token}   (shown once)")
+            out.print(
+                f"  admin token in  {admin_file}   (mode 0600; the CLI finds it when run here, "
+                f"elsewhere `hamlet login --token-file {admin_file}`)"
+            )
+            stub = arena_pb2_grpc.ArenaStub(  # type: ignore[no-untyped-call]
+                open_channel(addr, token=read_token_file(admin_file))
+            )
             code = 0
             if not args.no_demo:
                 by_game = wait_for_bots(stub, workers)

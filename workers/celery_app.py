@@ -27,7 +27,7 @@ from celery import Celery, signals
 
 from bots import registry
 from workers.config import MATCH_QUEUE, PLAY_MATCH_TASK, WorkerConfig, check_visibility_timeout
-from workers.reporting import Announced, HostUnavailableError, MatchHostClient
+from workers.reporting import Announced, HostUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +77,10 @@ def effective_visibility_timeout(app: Celery) -> float:
 
 
 def check_startup(app: Celery) -> None:
-    """Refuse to start if the effective visibility timeout is below twice the hard limit."""
+    """Refuse to start without a worker token, or if the effective visibility timeout is
+    below twice the hard limit."""
     config = worker_config(app)
+    config.require_token()
     effective = effective_visibility_timeout(app)
     check_visibility_timeout(effective, config.match_time_limit)
     log.info(
@@ -104,9 +106,7 @@ def announce(config: WorkerConfig, attempts: int = 60, wait_s: float = 1.0) -> b
     bots = builtin_bots()
     for attempt in range(attempts):
         try:
-            with MatchHostClient(
-                config.server_addr, timeout_s=config.rpc_timeout, attempts=1
-            ) as host:
+            with config.host_client(attempts=1) as host:
                 host.announce(config.name, bots)
             log.info("announced built-in bots %s", [b.name for b in bots])
             return True

@@ -9,8 +9,14 @@ import os
 import socket
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hamlet.channels import read_token_file
+
+if TYPE_CHECKING:
+    from workers.reporting import MatchHostClient
 
 #: The Celery task and queue (the contract with the server, which enqueues by name).
 PLAY_MATCH_TASK = "hamlet.play_match"
@@ -48,6 +54,10 @@ class WorkerConfig:
     sandbox_memory_bytes: int = 1 << 30
     sandbox_cpu_seconds: int = 600
     worker_name: str = ""
+    #: The worker credential (a token with the ``worker`` scope) for ``MatchHost``.
+    worker_token: str = field(default="", repr=False)
+    #: CA certificate (PEM) to verify the server's TLS certificate; None: plaintext.
+    tls_ca: Path | None = None
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` naming the first bad value."""
@@ -72,6 +82,29 @@ class WorkerConfig:
             raise ConfigError("RPC timeout, attempts and task retries must be positive")
         if self.sandbox_memory_bytes < 64 << 20 or self.sandbox_cpu_seconds < 1:
             raise ConfigError("sandbox limits too small (memory >= 64 MiB, CPU >= 1 s)")
+        if self.tls_ca is not None and not self.tls_ca.is_file():
+            raise ConfigError(f"HAMLET_TLS_CA: no such file {self.tls_ca}")
+
+    def require_token(self) -> None:
+        """Refuse to run without a worker credential: the server would refuse every call."""
+        if not self.worker_token:
+            raise ConfigError(
+                "no worker token: set HAMLET_WORKER_TOKEN or HAMLET_WORKER_TOKEN_FILE to a token "
+                "with the worker scope (`hamlet token create --scope worker`; `hamlet up` and "
+                "`hamlet server` keep one in <data dir>/worker.token)"
+            )
+
+    def host_client(self, attempts: int | None = None) -> MatchHostClient:
+        """A ``MatchHost`` client with this worker's address, credential and deadlines."""
+        from workers.reporting import MatchHostClient
+
+        return MatchHostClient(
+            self.server_addr,
+            token=self.worker_token,
+            ca_file=self.tls_ca,
+            timeout_s=self.rpc_timeout,
+            attempts=self.rpc_attempts if attempts is None else attempts,
+        )
 
     @property
     def name(self) -> str:
@@ -118,9 +151,24 @@ class WorkerConfig:
             ),
             sandbox_cpu_seconds=int(num("HAMLET_SANDBOX_CPU_SECONDS", d.sandbox_cpu_seconds, int)),
             worker_name=env.get("HAMLET_WORKER_NAME", ""),
+            worker_token=_token(env),
+            tls_ca=Path(env["HAMLET_TLS_CA"]) if env.get("HAMLET_TLS_CA") else None,
         )
         out.validate()
         return out
+
+
+def _token(env: Mapping[str, str]) -> str:
+    """``HAMLET_WORKER_TOKEN``, or the contents of ``HAMLET_WORKER_TOKEN_FILE``."""
+    if env.get("HAMLET_WORKER_TOKEN"):
+        return env["HAMLET_WORKER_TOKEN"].strip()
+    path = env.get("HAMLET_WORKER_TOKEN_FILE", "")
+    if not path:
+        return ""
+    try:
+        return read_token_file(Path(path))
+    except OSError as exc:
+        raise ConfigError(f"HAMLET_WORKER_TOKEN_FILE: cannot read {path}: {exc}") from None
 
 
 def check_visibility_timeout(visibility_timeout: float, hard_limit: float) -> None:

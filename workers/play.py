@@ -81,10 +81,20 @@ def execute(
         record = play_plan(plan, seats, clock, reraise)
     except InfrastructureError as exc:
         log.warning("match %s voided: %s", match_id, exc)
-        host.void(match_id, worker_id, f"{type(exc).__name__}: {exc}")
+        try:
+            host.void(match_id, worker_id, f"{type(exc).__name__}: {exc}")
+        except MatchGoneError as gone:  # another attempt holds the match now
+            log.info("match %s: void not taken: %s", match_id, gone)
         metrics.outcome(plan.game, MatchOutcome.VOIDED)
         return MatchOutcome.VOIDED
-    reported = host.report(record, worker_id)
+    try:
+        reported = host.report(record, worker_id)
+    except MatchGoneError as exc:
+        # Our claim expired or another worker claimed the match since: the server keeps
+        # the current attempt's result, not ours.
+        log.warning("match %s: report refused: %s", match_id, exc)
+        metrics.outcome(plan.game, MatchOutcome.GONE)
+        return MatchOutcome.GONE
     outcome = MatchOutcome.DUPLICATE if reported.duplicate else MatchOutcome.RECORDED
     metrics.played(plan, record)
     metrics.outcome(plan.game, outcome)

@@ -15,10 +15,12 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
 
+from hamlet.channels import open_channel
 from hamlet.v1 import worker_pb2, worker_pb2_grpc
 from workers.model import BotKind, ForfeitReason, MatchPlan, MatchRecord, SeatPlan
 
@@ -79,20 +81,27 @@ class Announced:
 
 
 class MatchHostClient:
-    """A channel to ``MatchHost`` with deadlines and retries."""
+    """A channel to ``MatchHost`` with deadlines and retries, carrying the worker token.
+
+    It remembers the attempt token of each claim it made, and presents it when that match is
+    reported or voided (the server refuses a report without the current attempt's token).
+    """
 
     def __init__(
         self,
         target: str,
         *,
+        token: str = "",
+        ca_file: Path | None = None,
         timeout_s: float = 10.0,
         attempts: int = 3,
         backoff_s: float = 0.25,
         sleep: Callable[[float], None] = time.sleep,
         rng: random.Random | None = None,
     ) -> None:
-        self._channel = grpc.insecure_channel(target)
+        self._channel = open_channel(target, token=token or None, ca_file=ca_file)
         self._stub = worker_pb2_grpc.MatchHostStub(self._channel)  # type: ignore[no-untyped-call]
+        self._attempt: dict[str, str] = {}
         self._timeout = timeout_s
         self._attempts = attempts
         self._backoff = backoff_s
@@ -115,22 +124,31 @@ class MatchHostClient:
         response: worker_pb2.ClaimMatchResponse = self._call(self._stub.ClaimMatch, request)
         if response.already_final:
             return Claim(None, True)
+        self._attempt[match_id] = response.attempt_token
         return Claim(plan_from_proto(response.match), False)
 
     def report(self, record: MatchRecord, worker_id: str) -> worker_pb2.ReportMatchResponse:
         """Report a played match (a duplicate report is harmless)."""
         request = worker_pb2.ReportMatchRequest(
-            match_id=record.match_id, worker_id=worker_id, outcome=outcome_to_proto(record)
+            match_id=record.match_id,
+            worker_id=worker_id,
+            outcome=outcome_to_proto(record),
+            attempt_token=self._attempt.get(record.match_id, ""),
         )
         response: worker_pb2.ReportMatchResponse = self._call(self._stub.ReportMatch, request)
+        self._attempt.pop(record.match_id, None)
         return response
 
     def void(self, match_id: str, worker_id: str, reason: str) -> worker_pb2.ReportMatchResponse:
         """Report an infrastructure fault: the server voids this attempt and re-queues."""
         request = worker_pb2.ReportMatchRequest(
-            match_id=match_id, worker_id=worker_id, void_reason=reason[:500] or "void"
+            match_id=match_id,
+            worker_id=worker_id,
+            void_reason=reason[:500] or "void",
+            attempt_token=self._attempt.get(match_id, ""),
         )
         response: worker_pb2.ReportMatchResponse = self._call(self._stub.ReportMatch, request)
+        self._attempt.pop(match_id, None)
         return response
 
     def fetch_code(self, code_sha256: str) -> bytes:

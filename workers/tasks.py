@@ -44,9 +44,7 @@ _context: _Context | None = None
 def _child_context(config: WorkerConfig) -> _Context:
     global _context
     if _context is None or _context.pid != os.getpid():
-        host = MatchHostClient(
-            config.server_addr, timeout_s=config.rpc_timeout, attempts=config.rpc_attempts
-        )
+        host = config.host_client()
         limits = SandboxLimits(
             memory_bytes=config.sandbox_memory_bytes, cpu_seconds=config.sandbox_cpu_seconds
         )

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 import games
+from games.replay import ranks_with_forfeits
 from tests import toygame
 from tests.workers.scripted import FakeClock, Scripted
 from workers.model import BotKind, ForfeitReason, MatchPlan, SeatPlan
-from games.replay import ranks_with_forfeits
 from workers.runner import EngineError, replay, run_match
 
 

@@ -1,0 +1,145 @@
+"""The CLI's account commands: users, tokens, login. Each makes one call and renders it."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+from rich.table import Table
+
+from hamlet.v1 import arena_pb2
+from server import console, credentials
+from server.commands import EXIT_OK, EXIT_USAGE, arena
+from server.console import out, print_json, to_dict
+
+_DURATION = re.compile(r"(\d+)([smhd]?)")
+_UNIT = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str) -> int:
+    """Seconds in ``90``, ``90s``, ``15m``, ``12h`` or ``30d``; ``0`` for ``never``."""
+    if text in ("", "never", "0"):
+        return 0
+    found = _DURATION.fullmatch(text.strip().lower())
+    if found is None:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (e.g. 3600, 15m, 12h, 30d)")
+    return int(found.group(1)) * _UNIT[found.group(2)]
+
+
+def _show_secret(token: str, info: arena_pb2.TokenInfo) -> None:
+    out.print(f"token {info.token_id} for {info.user} (scopes {', '.join(info.scopes)})")
+    out.print("the secret is shown only now; keep it (e.g. `hamlet login` or HAMLET_TOKEN):")
+    out.print(token, soft_wrap=True, highlight=False)
+
+
+def user_create(args: argparse.Namespace) -> int:
+    """``hamlet user create NAME [--admin]`` (admin only)."""
+    req = arena_pb2.CreateUserRequest(name=args.name, admin=args.admin)
+    resp = arena(args).CreateUser(req, timeout=args.timeout)
+    if args.json:
+        print_json(to_dict(resp))
+        return EXIT_OK
+    out.print(f"user {resp.user.name} created{' (admin)' if resp.user.admin else ''}")
+    _show_secret(resp.token, resp.token_info)
+    return EXIT_OK
+
+
+def token_create(args: argparse.Namespace) -> int:
+    """``hamlet token create [--user U] [--scope S,...] [--expires 30d] [--label L]``."""
+    scopes = [s for s in args.scope.split(",") if s] if args.scope else []
+    req = arena_pb2.CreateTokenRequest(
+        user=args.user, scopes=scopes, expires_in_seconds=args.expires, label=args.label
+    )
+    resp = arena(args).CreateToken(req, timeout=args.timeout)
+    if args.json:
+        print_json(to_dict(resp))
+        return EXIT_OK
+    _show_secret(resp.token, resp.token_info)
+    if resp.token_info.expires_at:
+        out.print(f"expires {resp.token_info.expires_at}")
+    return EXIT_OK
+
+
+def token_list(args: argparse.Namespace) -> int:
+    """``hamlet token list [--user U]``."""
+    resp = arena(args).ListTokens(arena_pb2.ListTokensRequest(user=args.user), timeout=args.timeout)
+    if args.json:
+        print_json([to_dict(t) for t in resp.tokens])
+        return EXIT_OK
+    table = Table(title="tokens")
+    for column in ("id", "user", "scopes", "label", "created", "expires", "state"):
+        table.add_column(column)
+    for t in resp.tokens:
+        state = f"revoked {t.revoked_at}" if t.revoked_at else "active"
+        table.add_row(
+            t.token_id,
+            t.user,
+            ", ".join(t.scopes),
+            t.label,
+            t.created_at,
+            t.expires_at or "never",
+            state,
+        )
+    out.print(table)
+    return EXIT_OK
+
+
+def token_revoke(args: argparse.Namespace) -> int:
+    """``hamlet token revoke ID``."""
+    req = arena_pb2.RevokeTokenRequest(token_id=args.token_id)
+    resp = arena(args).RevokeToken(req, timeout=args.timeout)
+    if args.json:
+        print_json(to_dict(resp))
+    else:
+        out.print(f"token {resp.token_id} of {resp.user} revoked at {resp.revoked_at}")
+    return EXIT_OK
+
+
+def whoami(args: argparse.Namespace) -> int:
+    """``hamlet whoami``: the user and scopes of the token in use."""
+    resp = arena(args).WhoAmI(arena_pb2.WhoAmIRequest(), timeout=args.timeout)
+    _, where = credentials.find_token()
+    if args.json:
+        print_json(to_dict(resp))
+    elif resp.anonymous:
+        out.print("anonymous (no token: `hamlet login`, or set HAMLET_TOKEN)")
+    else:
+        admin = " (admin)" if resp.user.admin else ""
+        out.print(
+            f"{resp.user.name}{admin}, token {resp.token_id}, scopes {', '.join(resp.scopes)}"
+            f" (from {where})"
+        )
+    return EXIT_OK
+
+
+def login(args: argparse.Namespace) -> int:
+    """``hamlet login [--token-file F]``: check a token with the server, then keep it."""
+    if args.token_file is not None:
+        try:
+            token = args.token_file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            console.err.print(f"hamlet login: cannot read {args.token_file}: {exc}")
+            return EXIT_USAGE
+    else:
+        if sys.stdin.isatty():
+            console.err.print("paste your token and press Enter:")
+        token = sys.stdin.readline().strip()
+    if not token:
+        console.err.print("hamlet login: no token given (pipe it in, or use --token-file)")
+        return EXIT_USAGE
+    from hamlet.channels import open_channel
+    from hamlet.v1 import arena_pb2_grpc
+
+    stub = arena_pb2_grpc.ArenaStub(  # type: ignore[no-untyped-call]
+        open_channel(args.server, token=token, ca_file=credentials.tls_ca())
+    )
+    resp = stub.WhoAmI(arena_pb2.WhoAmIRequest(), timeout=args.timeout)
+    path = credentials.save_token(token)
+    if args.json:
+        print_json({"user": resp.user.name, "scopes": list(resp.scopes), "saved": str(path)})
+    else:
+        out.print(
+            f"logged in as {resp.user.name} (scopes {', '.join(resp.scopes)}); token in {path}"
+        )
+    return EXIT_OK
