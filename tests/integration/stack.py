@@ -17,6 +17,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from hamlet.channels import open_channel
 from hamlet.v1 import arena_pb2, arena_pb2_grpc
 
 
@@ -155,8 +156,9 @@ class Worker:
         self.proc.wait(10)
 
 
-def arena(port: int) -> tuple[grpc.Channel, arena_pb2_grpc.ArenaStub]:
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+def arena(port: int, token: str | None = None) -> tuple[grpc.Channel, arena_pb2_grpc.ArenaStub]:
+    """A channel to the server on ``port`` (carrying ``token`` when given) and its stub."""
+    channel = open_channel(f"127.0.0.1:{port}", token=token)
     return channel, arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
 
 

@@ -57,7 +57,10 @@ class Stack:
         return f"127.0.0.1:{self.port}"
 
     def worker(self, name: str) -> Worker:
-        return Worker(self.tmp, self.redis_url, self.addr, name)
+        token_file = str(self.tmp / "data" / "worker.token")
+        return Worker(
+            self.tmp, self.redis_url, self.addr, name, HAMLET_WORKER_TOKEN_FILE=token_file
+        )
 
 
 @pytest.fixture
@@ -75,7 +78,7 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
             max_match_attempts=10,
         )
         server, port = build_server(settings)
-        channel, stub = arena(port)
+        channel, stub = arena(port, (settings.data_dir / "admin.token").read_text().strip())
         try:
             yield Stack(tmp_path, redis_url, port, stub, tmp_path / "data" / "hamlet.db")
         finally:

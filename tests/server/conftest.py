@@ -12,7 +12,8 @@ import pytest
 from prometheus_client import CollectorRegistry
 from sqlalchemy import create_engine, text
 
-from hamlet.v1 import arena_pb2_grpc, worker_pb2_grpc
+from hamlet.channels import open_channel
+from hamlet.v1 import arena_pb2, arena_pb2_grpc, worker_pb2_grpc
 from server.app import HamletServer, build_server
 from server.config import Settings
 from server.services.scheduling import MemoryEnqueuer
@@ -74,7 +75,11 @@ def toy(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 class Running:
-    """A server under test with its channel and stubs."""
+    """A server under test with its channels and stubs.
+
+    ``channel``/``arena`` carry the bootstrap admin token, ``worker_channel``/``host`` the
+    worker token the server wrote to its data directory, ``anon_channel`` no token at all.
+    """
 
     def __init__(
         self, server: HamletServer, port: int, queue: MemoryEnqueuer, registry: CollectorRegistry
@@ -83,10 +88,32 @@ class Running:
         self.addr = f"127.0.0.1:{port}"
         self.queue = queue
         self.registry = registry
-        self.channel = grpc.insecure_channel(self.addr)
+        data = server.settings.data_dir
+        self.admin_token = (data / "admin.token").read_text().strip()
+        self.worker_token = (data / "worker.token").read_text().strip()
+        self.anon_channel = grpc.insecure_channel(self.addr)
+        self.channel = open_channel(self.addr, token=self.admin_token)
+        self.worker_channel = open_channel(self.addr, token=self.worker_token)
         self.arena = arena_pb2_grpc.ArenaStub(self.channel)
-        self.host = worker_pb2_grpc.MatchHostStub(self.channel)
+        self.host = worker_pb2_grpc.MatchHostStub(self.worker_channel)
         self.store = server.store
+        self._opened: list[grpc.Channel] = [self.anon_channel, self.channel, self.worker_channel]
+
+    def connect(self, token: str | None) -> arena_pb2_grpc.ArenaStub:
+        """An ``Arena`` stub whose calls carry ``token`` (None: anonymous)."""
+        channel = open_channel(self.addr, token=token)
+        self._opened.append(channel)
+        return arena_pb2_grpc.ArenaStub(channel)
+
+    def user(self, name: str, admin: bool = False) -> tuple[str, arena_pb2_grpc.ArenaStub]:
+        """A new user's first token and a stub that uses it."""
+        made = self.arena.CreateUser(arena_pb2.CreateUserRequest(name=name, admin=admin))
+        return made.token, self.connect(made.token)
+
+    def close(self) -> None:
+        """Close every channel this object opened."""
+        for channel in self._opened:
+            channel.close()
 
 
 @pytest.fixture
@@ -102,5 +129,19 @@ def running(tmp_path: Path, toy: str) -> Iterator[Running]:
     try:
         yield run
     finally:
-        run.channel.close()
+        run.close()
         server.stop(grace=1)
+
+
+def snapshot(store: SqlStore) -> dict[str, list[tuple[str, ...]]]:
+    """Every row of every table, as text: equal snapshots mean nothing was written."""
+    from sqlalchemy import select
+
+    from server.storage.models import Base
+
+    out = {}
+    with store.engine.connect() as conn:
+        for name, table in sorted(Base.metadata.tables.items()):
+            rows = conn.execute(select(table)).all()
+            out[name] = sorted(tuple(str(v) for v in row) for row in rows)
+    return out

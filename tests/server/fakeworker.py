@@ -15,7 +15,7 @@ from hamlet.v1 import worker_pb2, worker_pb2_grpc
 def announce(
     channel: grpc.Channel, game_names: list[str], bots: tuple[str, ...] = ("alpha", "beta", "gamma")
 ) -> None:
-    """Register built-in bots that play ``game_names``."""
+    """Register built-in bots that play ``game_names`` (``channel`` carries a worker token)."""
     stub = worker_pb2_grpc.MatchHostStub(channel)
     stub.AnnounceWorker(
         worker_pb2.AnnounceWorkerRequest(
@@ -38,7 +38,12 @@ def play(
         return worker_pb2.ReportMatchResponse(duplicate=True)
     outcome = play_outcome(claim.match, forfeit_seat)
     return stub.ReportMatch(
-        worker_pb2.ReportMatchRequest(match_id=match_id, worker_id="fake", outcome=outcome)
+        worker_pb2.ReportMatchRequest(
+            match_id=match_id,
+            worker_id="fake",
+            outcome=outcome,
+            attempt_token=claim.attempt_token,
+        )
     )
 
 

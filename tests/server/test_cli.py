@@ -18,6 +18,13 @@ from tests.server import fakeworker
 from tests.server.conftest import Running
 
 
+@pytest.fixture(autouse=True)
+def _admin_token(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CLI calls in these tests act as the test server's admin."""
+    if "running" in request.fixturenames:
+        monkeypatch.setenv("HAMLET_TOKEN", request.getfixturevalue("running").admin_token)
+
+
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     captured = capsys.readouterr()
@@ -28,7 +35,7 @@ def test_cli_over_a_real_server(
     running: Running, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     srv = ("--server", running.addr)
-    fakeworker.announce(running.channel, ["toy"])
+    fakeworker.announce(running.worker_channel, ["toy"])
     code, out, _ = run(capsys, "games", "--json", *srv)
     assert code == 0 and "toy" in [g["name"] for g in json.loads(out)]
     code, out, _ = run(capsys, "bots", "--game", "toy", *srv)
@@ -42,7 +49,7 @@ def test_cli_over_a_real_server(
     code, out, _ = run(capsys, "tournament", "start", tid, *srv)
     assert code == 0 and tid in out
     for match_id in running.queue.sent:
-        fakeworker.play(running.channel, match_id)
+        fakeworker.play(running.worker_channel, match_id)
     code, out, _ = run(capsys, "tournament", "watch", tid, "--json", *srv)
     events = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and sum(1 for e in events if e.get("match", {}).get("match_id")) == 4
@@ -69,7 +76,7 @@ def test_cli_over_a_real_server(
 
 def test_exit_codes(running: Running, capsys: pytest.CaptureFixture[str]) -> None:
     srv = ("--server", running.addr)
-    fakeworker.announce(running.channel, ["toy"])
+    fakeworker.announce(running.worker_channel, ["toy"])
     code, _, err = run(capsys, "leaderboard", "chess", *srv)
     assert code == 3 and "NOT_FOUND" in err and "unknown game" in err
     code, _, err = run(
@@ -151,7 +158,7 @@ def test_hamlet_server_reports_a_bad_setting(tmp_path: Path) -> None:
 def test_rebuild_ratings_command(
     running: Running, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fakeworker.announce(running.channel, ["toy"])
+    fakeworker.announce(running.worker_channel, ["toy"])
     code, _, _ = run(
         capsys,
         "tournament",
@@ -165,7 +172,7 @@ def test_rebuild_ratings_command(
         running.addr,
     )
     for match_id in running.queue.sent:
-        fakeworker.play(running.channel, match_id)
+        fakeworker.play(running.worker_channel, match_id)
     code, before, _ = run(capsys, "leaderboard", "toy", "--json", "--server", running.addr)
     monkeypatch.setenv("HAMLET_DATA_DIR", str(running.server.settings.data_dir))
     code, after, _ = run(capsys, "rebuild-ratings", "toy", "--json")

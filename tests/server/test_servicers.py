@@ -19,7 +19,7 @@ BOTS = ["alpha", "beta", "gamma"]
 
 
 def _tournament(run: Running, **kw: Any) -> arena_pb2.Tournament:
-    fakeworker.announce(run.channel, ["toy"])
+    fakeworker.announce(run.worker_channel, ["toy"])
     args = {
         "game": "toy",
         "bots": BOTS,
@@ -66,7 +66,7 @@ def test_a_tournament_end_to_end(running: Running) -> None:
     )
     for i, match_id in enumerate(running.queue.sent):
         assert fakeworker.play(
-            running.channel, match_id, forfeit_seat=0 if i == 0 else None
+            running.worker_channel, match_id, forfeit_seat=0 if i == 0 else None
         ).recorded
     events = list(
         running.arena.WatchTournament(
@@ -98,7 +98,9 @@ def test_reports_are_idempotent(running: Running) -> None:
     match_id = running.queue.sent[0]
     claim = running.host.ClaimMatch(worker_pb2.ClaimMatchRequest(match_id=match_id, worker_id="w"))
     outcome = fakeworker.play_outcome(claim.match)
-    report = worker_pb2.ReportMatchRequest(match_id=match_id, worker_id="w", outcome=outcome)
+    report = worker_pb2.ReportMatchRequest(
+        match_id=match_id, worker_id="w", outcome=outcome, attempt_token=claim.attempt_token
+    )
     first, second = running.host.ReportMatch(report), running.host.ReportMatch(report)
     assert (first.recorded, first.duplicate, second.recorded, second.duplicate) == (
         True,
@@ -117,9 +119,11 @@ def test_reports_are_idempotent(running: Running) -> None:
 def test_void_requeues_the_match(running: Running) -> None:
     _tournament(running)
     match_id = running.queue.sent[0]
-    running.host.ClaimMatch(worker_pb2.ClaimMatchRequest(match_id=match_id, worker_id="w"))
+    claim = running.host.ClaimMatch(worker_pb2.ClaimMatchRequest(match_id=match_id, worker_id="w"))
     running.host.ReportMatch(
-        worker_pb2.ReportMatchRequest(match_id=match_id, worker_id="w", void_reason="oom")
+        worker_pb2.ReportMatchRequest(
+            match_id=match_id, worker_id="w", void_reason="oom", attempt_token=claim.attempt_token
+        )
     )
     assert running.queue.sent.count(match_id) == 2
     match = running.arena.GetMatch(arena_pb2.MatchRef(match_id=match_id)).match
@@ -286,8 +290,8 @@ BAD_REQUESTS: list[tuple[str, Call, grpc.StatusCode, str]] = [
         lambda r: r.arena.SubmitBot(
             arena_pb2.SubmitBotRequest(name="alpha", game="toy", source="x=1")
         ),
-        grpc.StatusCode.ALREADY_EXISTS,
-        "built-in",
+        grpc.StatusCode.PERMISSION_DENIED,
+        "built-in bot: it belongs to the system",
     ),
     (
         "start unknown tournament",
@@ -346,7 +350,7 @@ BAD_REQUESTS: list[tuple[str, Call, grpc.StatusCode, str]] = [
 def test_bad_requests_write_nothing(
     running: Running, call: Call, code: grpc.StatusCode, text: str
 ) -> None:
-    fakeworker.announce(running.channel, ["toy"])
+    fakeworker.announce(running.worker_channel, ["toy"])
     before = _counts(running)
     with pytest.raises(grpc.RpcError) as err:
         call(running)
@@ -383,23 +387,29 @@ def test_bad_reports_write_nothing(running: Running) -> None:
     for name, outcome in bad_outcomes.items():
         with pytest.raises(grpc.RpcError) as err:
             running.host.ReportMatch(
-                worker_pb2.ReportMatchRequest(match_id=match_id, outcome=outcome)
+                worker_pb2.ReportMatchRequest(
+                    match_id=match_id, outcome=outcome, attempt_token=claim.attempt_token
+                )
             )
         assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, name  # type: ignore[attr-defined]
         match = running.arena.GetMatch(arena_pb2.MatchRef(match_id=match_id))
         assert match.match.status == common_pb2.MATCH_STATUS_RUNNING and not match.decisions, name
     with pytest.raises(grpc.RpcError) as err:
-        running.host.ReportMatch(worker_pb2.ReportMatchRequest(match_id=match_id))
+        running.host.ReportMatch(
+            worker_pb2.ReportMatchRequest(match_id=match_id, attempt_token=claim.attempt_token)
+        )
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
     assert running.host.ReportMatch(
-        worker_pb2.ReportMatchRequest(match_id=match_id, outcome=good)
+        worker_pb2.ReportMatchRequest(
+            match_id=match_id, outcome=good, attempt_token=claim.attempt_token
+        )
     ).recorded
 
 
 def test_cancel(running: Running) -> None:
     t = _tournament(running)
     ref = arena_pb2.TournamentRef(tournament_id=t.tournament_id)
-    fakeworker.play(running.channel, running.queue.sent[0])
+    fakeworker.play(running.worker_channel, running.queue.sent[0])
     cancelled = running.arena.CancelTournament(ref)
     assert (cancelled.status, cancelled.matches_cancelled, cancelled.matches_finished) == (
         common_pb2.TOURNAMENT_STATUS_CANCELLED,
@@ -434,7 +444,7 @@ def test_metrics_count_calls_by_method_and_code(running: Running) -> None:
         == 1
     )
     _tournament(running)
-    fakeworker.play(running.channel, running.queue.sent[0])
+    fakeworker.play(running.worker_channel, running.queue.sent[0])
     assert get("hamlet_server_matches_finished_total", {"game": "toy", "outcome": "completed"}) == 1
     assert get("hamlet_server_matches_enqueued_total") == 6
     assert get("hamlet_match_queue_depth") == 6

@@ -54,6 +54,14 @@ def _tournament(store: SqlStore, n_matches: int = 2, rated: bool = True) -> NewT
     return spec
 
 
+def _record(store: SqlStore, match_id: str, outcome: Outcome, now: datetime = NOW) -> bool:
+    """Claim ``match_id`` as a worker would (starting its tournament if needed), then report."""
+    store.set_tournament_status("t1", TournamentStatus.RUNNING, [TournamentStatus.CREATED])
+    store.mark_queued([match_id], now)
+    store.claim_match(match_id, "w", now + timedelta(minutes=5), "h-" + match_id)
+    return store.finalize_match(match_id, outcome, now, "h-" + match_id)
+
+
 def _outcome(ranks: tuple[int, int] = (0, 1)) -> Outcome:
     decisions = tuple(
         DecisionRecord(i, i % 2, 3, '{"type": "Play", "card": 1}', "play 1", 0.01, False)
@@ -71,16 +79,17 @@ def test_builtin_bots_are_idempotent_and_merge_games(store: SqlStore) -> None:
 
 
 def test_uploaded_versions_are_content_addressed(store: SqlStore) -> None:
-    bot, created = store.add_bot_version("mine", "village", b"print(1)", "a" * 64, "d")
+    owner = store.create_user("alice", False, NOW).user_id
+    bot, created = store.add_bot_version("mine", "village", b"print(1)", "a" * 64, "d", owner)
     assert (created, bot.latest_version, bot.origin) == (True, 1, "uploaded")
-    bot, created = store.add_bot_version("mine", "village", b"print(1)", "a" * 64, "")
+    bot, created = store.add_bot_version("mine", "village", b"print(1)", "a" * 64, "", owner)
     assert (created, bot.latest_version) == (False, 1)
-    bot, created = store.add_bot_version("mine", "village", b"print(2)", "b" * 64, "")
+    bot, created = store.add_bot_version("mine", "village", b"print(2)", "b" * 64, "", owner)
     assert (created, bot.latest_version, bot.code_sha256) == (True, 2, "b" * 64)
     assert store.get_code("a" * 64) == b"print(1)"
     store.upsert_builtin_bot("random", ["village"], "")
     with pytest.raises(StoreConflictError):
-        store.add_bot_version("random", "village", b"x", "c" * 64, "")
+        store.add_bot_version("random", "village", b"x", "c" * 64, "", owner)
     with pytest.raises(StoreConflictError):
         store.upsert_builtin_bot("mine", ["village"], "")
 
@@ -115,13 +124,13 @@ def test_finalize_exactly_once_under_concurrency(store: SqlStore) -> None:
     _tournament(store, n_matches=1)
     store.set_tournament_status("t1", TournamentStatus.RUNNING, [TournamentStatus.CREATED])
     store.mark_queued(["t1.m0"], NOW)
-    store.claim_match("t1.m0", "w1", NOW + timedelta(minutes=5))
+    store.claim_match("t1.m0", "w1", NOW + timedelta(minutes=5), "h1")
     results: list[bool] = []
     barrier = threading.Barrier(4)
 
     def report() -> None:
         barrier.wait()
-        results.append(store.finalize_match("t1.m0", _outcome(), NOW))
+        results.append(store.finalize_match("t1.m0", _outcome(), NOW, "h1"))
 
     threads = [threading.Thread(target=report) for _ in range(4)]
     for t in threads:
@@ -142,7 +151,7 @@ def test_ratings_rebuild_from_the_log_equals_incremental(store: SqlStore) -> Non
     _tournament(store, n_matches=4)
     store.set_tournament_status("t1", TournamentStatus.RUNNING, [TournamentStatus.CREATED])
     for i, ranks in enumerate([(0, 1), (1, 0), (0, 0), (0, 1)]):
-        assert store.finalize_match(f"t1.m{i}", _outcome(ranks), NOW)
+        assert _record(store, f"t1.m{i}", _outcome(ranks))
     incremental = store.leaderboard("toy")
     rebuilt = store.rebuild_ratings("toy")
     assert [(r.bot, r.games, r.wins, r.draws, r.losses) for r in rebuilt] == [
@@ -155,7 +164,7 @@ def test_ratings_rebuild_from_the_log_equals_incremental(store: SqlStore) -> Non
 
 def test_unrated_tournaments_leave_the_leaderboard_alone(store: SqlStore) -> None:
     _tournament(store, n_matches=1, rated=False)
-    assert store.finalize_match("t1.m0", _outcome(), NOW)
+    assert _record(store, "t1.m0", _outcome())
     assert store.leaderboard("toy") == []
 
 
@@ -172,8 +181,9 @@ def test_void_requeues_then_fails(store: SqlStore) -> None:
 
 def test_stale_leases_and_lost_messages(store: SqlStore) -> None:
     _tournament(store, n_matches=2)
+    store.set_tournament_status("t1", TournamentStatus.RUNNING, [TournamentStatus.CREATED])
     store.mark_queued(["t1.m0", "t1.m1"], NOW)
-    store.claim_match("t1.m0", "w1", NOW + timedelta(seconds=10))
+    store.claim_match("t1.m0", "w1", NOW + timedelta(seconds=10), "h1")
     assert store.stale_matches(NOW, NOW - timedelta(hours=1)) == []
     assert store.stale_matches(NOW + timedelta(seconds=11), NOW - timedelta(hours=1)) == ["t1.m0"]
     assert store.stale_matches(NOW, NOW + timedelta(seconds=1)) == ["t1.m1"]
@@ -181,7 +191,7 @@ def test_stale_leases_and_lost_messages(store: SqlStore) -> None:
 
 def test_cancel_open_matches(store: SqlStore) -> None:
     _tournament(store, n_matches=3)
-    store.finalize_match("t1.m0", _outcome(), NOW)
+    _record(store, "t1.m0", _outcome())
     assert store.cancel_open_matches("t1", NOW) == 2
     statuses = [m.status for m in store.list_matches("t1")]
     assert statuses == [MatchStatus.FINISHED, MatchStatus.CANCELLED, MatchStatus.CANCELLED]
@@ -194,8 +204,8 @@ def test_a_late_void_never_reopens_a_finished_match(store: SqlStore) -> None:
     _tournament(store, n_matches=1)
     store.set_tournament_status("t1", TournamentStatus.RUNNING, [TournamentStatus.CREATED])
     store.mark_queued(["t1.m0"], NOW)
-    store.claim_match("t1.m0", "w1", NOW + timedelta(seconds=10))
-    assert store.finalize_match("t1.m0", _outcome(), NOW)
+    store.claim_match("t1.m0", "w1", NOW + timedelta(seconds=10), "h1")
+    assert store.finalize_match("t1.m0", _outcome(), NOW, "h1")
     later = NOW + timedelta(seconds=11)
     assert store.void_attempt("t1.m0", "lease expired", 5, lease_expired_by=later) is None
     assert store.mark_queued(["t1.m0"], later) == []
@@ -204,10 +214,11 @@ def test_a_late_void_never_reopens_a_finished_match(store: SqlStore) -> None:
 
 def test_the_reaper_spares_a_match_claimed_again_meanwhile(store: SqlStore) -> None:
     _tournament(store, n_matches=1)
+    store.set_tournament_status("t1", TournamentStatus.RUNNING, [TournamentStatus.CREATED])
     store.mark_queued(["t1.m0"], NOW)
-    store.claim_match("t1.m0", "w1", NOW + timedelta(seconds=10))
+    store.claim_match("t1.m0", "w1", NOW + timedelta(seconds=10), "h1")
     later = NOW + timedelta(seconds=11)
     assert store.stale_matches(later, NOW - timedelta(hours=1)) == ["t1.m0"]
-    store.claim_match("t1.m0", "w2", later + timedelta(seconds=10))  # redelivered meanwhile
+    store.claim_match("t1.m0", "w2", later + timedelta(seconds=10), "h2")  # redelivered meanwhile
     assert store.void_attempt("t1.m0", "lease expired", 5, lease_expired_by=later) is None
     assert store.get_match("t1.m0").status is MatchStatus.RUNNING  # type: ignore[union-attr]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -45,8 +46,24 @@ def test_app_settings_for_long_idempotent_tasks() -> None:
     assert conf.task_routes["hamlet.play_match"]["queue"] == "matches"
 
 
-def test_startup_refuses_an_ignored_visibility_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_startup_refuses_to_run_without_a_worker_token() -> None:
     app = celery_app.create_app(WorkerConfig())
+    with pytest.raises(ConfigError, match="no worker token"):
+        celery_app.check_startup(app)
+
+
+def test_worker_token_from_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "worker.token"
+    path.write_text("hmt_0123456789ab_secret\n")
+    config = WorkerConfig.from_env({"HAMLET_WORKER_TOKEN_FILE": str(path)})
+    assert config.worker_token == "hmt_0123456789ab_secret"
+    assert "secret" not in repr(config)
+    with pytest.raises(ConfigError, match="cannot read"):
+        WorkerConfig.from_env({"HAMLET_WORKER_TOKEN_FILE": str(tmp_path / "missing")})
+
+
+def test_startup_refuses_an_ignored_visibility_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = celery_app.create_app(WorkerConfig(worker_token="hmt_0123456789ab_x"))
     # What Redis really uses when the option was silently dropped: kombu's default hour.
     monkeypatch.setattr(celery_app, "effective_visibility_timeout", lambda app: 3600.0 / 4)
     with pytest.raises(ConfigError, match="visibility timeout"):

@@ -1,0 +1,16 @@
+"""Every test starts with no credentials of the person running the suite: no HAMLET_TOKEN,
+and a private config directory, so `hamlet login` state on this machine never leaks in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("HAMLET_TOKEN", raising=False)
+    monkeypatch.delenv("HAMLET_WORKER_TOKEN", raising=False)
+    monkeypatch.delenv("HAMLET_WORKER_TOKEN_FILE", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
