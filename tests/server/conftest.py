@@ -99,11 +99,15 @@ class Running:
         self.store = server.store
         self._opened: list[grpc.Channel] = [self.anon_channel, self.channel, self.worker_channel]
 
-    def connect(self, token: str | None) -> arena_pb2_grpc.ArenaStub:
-        """An ``Arena`` stub whose calls carry ``token`` (None: anonymous)."""
+    def channel_for(self, token: str | None) -> grpc.Channel:
+        """A channel whose calls carry ``token`` (None: anonymous), closed with the server."""
         channel = open_channel(self.addr, token=token)
         self._opened.append(channel)
-        return arena_pb2_grpc.ArenaStub(channel)
+        return channel
+
+    def connect(self, token: str | None) -> arena_pb2_grpc.ArenaStub:
+        """An ``Arena`` stub whose calls carry ``token`` (None: anonymous)."""
+        return arena_pb2_grpc.ArenaStub(self.channel_for(token))
 
     def user(self, name: str, admin: bool = False) -> tuple[str, arena_pb2_grpc.ArenaStub]:
         """A new user's first token and a stub that uses it."""
