@@ -33,6 +33,11 @@ def _show_secret(token: str, info: arena_pb2.TokenInfo) -> None:
     out.print(token, soft_wrap=True, highlight=False)
 
 
+def _minute(iso: str) -> str:
+    """``2026-12-01T08:30:12.5Z`` as ``2026-12-01 08:30`` (empty stays empty)."""
+    return iso[:16].replace("T", " ")
+
+
 def user_create(args: argparse.Namespace) -> int:
     """``hamlet user create NAME [--admin]`` (admin only)."""
     req = arena_pb2.CreateUserRequest(name=args.name, admin=args.admin)
@@ -68,17 +73,18 @@ def token_list(args: argparse.Namespace) -> int:
         print_json([to_dict(t) for t in resp.tokens])
         return EXIT_OK
     table = Table(title="tokens")
-    for column in ("id", "user", "scopes", "label", "created", "expires", "state"):
+    table.add_column("id", no_wrap=True)
+    for column in ("user", "scopes", "label", "created", "expires", "state"):
         table.add_column(column)
     for t in resp.tokens:
-        state = f"revoked {t.revoked_at}" if t.revoked_at else "active"
+        state = f"revoked {_minute(t.revoked_at)}" if t.revoked_at else "active"
         table.add_row(
             t.token_id,
             t.user,
             ", ".join(t.scopes),
             t.label,
-            t.created_at,
-            t.expires_at or "never",
+            _minute(t.created_at),
+            _minute(t.expires_at) or "never",
             state,
         )
     out.print(table)
