@@ -198,8 +198,17 @@ def action_from_dict(types: Sequence[type[Action]], data: Mapping[str, JSON]) ->
 
 
 def _field_types(cls: type[Action]) -> dict[str, Any]:
-    hints = typing.get_type_hints(cls)
-    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    # Resolving string annotations costs far more than the rest of a decode; action classes
+    # never change, so each is resolved once.
+    found = _FIELD_TYPES.get(cls)
+    if found is None:
+        hints = typing.get_type_hints(cls)
+        found = {f.name: hints[f.name] for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        _FIELD_TYPES[cls] = found
+    return found
+
+
+_FIELD_TYPES: dict[type[Action], dict[str, Any]] = {}
 
 
 def _coerce(typ: Any, value: JSON, where: str) -> Any:
