@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 import games
 from server.services import validation as v
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from server.services.hygiene import finite_seconds, no_nul, strip_nul
 from server.services.scheduling import Enqueuer
 from server.storage import DecisionRecord, MatchRecord, MatchStatus, Outcome, Store
 from server.storage.base import utcnow
@@ -99,6 +100,7 @@ class MatchService:
     def claim(self, match_id: str, worker_id: str) -> Claim:
         """Lease a match to a worker. A final match is handed back with ``already_final`` (the
         worker acks its task and stops); a redelivered running match is leased again."""
+        v.worker_id(worker_id)
         match = self.get(match_id)
         if match.status is MatchStatus.CANCELLED:
             raise FailedPreconditionError(f"match {match_id} was cancelled")
@@ -113,17 +115,36 @@ class MatchService:
         match = self.get(match_id)
         if match.status.final:
             return Report(recorded=False, duplicate=True, match=match)
+        outcome = clean_outcome(outcome)
         self._check(match, outcome)
         recorded = self.store.finalize_match(match_id, outcome, self.now())
         return Report(recorded=recorded, duplicate=not recorded, match=self.get(match_id))
 
     def void(self, match_id: str, reason: str) -> MatchStatus | None:
         """An infrastructure fault: queue the match again (or fail it after too many tries)."""
-        self.get(match_id)
-        status = self.store.void_attempt(match_id, reason or "voided", self.max_attempts)
+        match = self.get(match_id)
+        reason = strip_nul(reason) or "voided"
+        status = self.store.void_attempt(match_id, reason, self.max_attempts)
+        self._log_void(match, reason, status)
         if status is MatchStatus.QUEUED:
             self.enqueuer.enqueue(self.store.mark_queued([match_id], self.now()))
         return status
+
+    def _log_void(self, match: MatchRecord, reason: str, status: MatchStatus | None) -> None:
+        if status is MatchStatus.FAILED:
+            log.warning(
+                "match %s failed after %d attempts: %s",
+                match.match_id,
+                match.attempts,
+                reason[:200],
+            )
+        elif status is MatchStatus.QUEUED:
+            log.info(
+                "match %s voided (attempt %d): %s; queued again",
+                match.match_id,
+                match.attempts,
+                reason[:200],
+            )
 
     def reap(self) -> list[str]:
         """Re-queue matches whose lease expired (their worker died) or whose queue message
@@ -131,12 +152,12 @@ class MatchService:
         now = self.now()
         requeued = []
         for match_id in self.store.stale_matches(now, now - self.queue_timeout):
-            if (
-                self.store.void_attempt(
-                    match_id, "lease expired", self.max_attempts, lease_expired_by=now
-                )
-                is MatchStatus.QUEUED
-            ):
+            status = self.store.void_attempt(
+                match_id, "lease expired", self.max_attempts, lease_expired_by=now
+            )
+            if status is MatchStatus.FAILED:
+                log.warning("match %s failed: its lease expired on its last attempt", match_id)
+            if status is MatchStatus.QUEUED:
                 requeued += self.store.mark_queued([match_id], now)
         if requeued:
             log.warning("re-queued %d matches with expired leases", len(requeued))
@@ -155,8 +176,14 @@ class MatchService:
         initial = state.public_state()
         steps = []
         for d in decisions:
-            action = spec.action_from_dict(json.loads(d.action_json))
-            state.apply(action)
+            try:
+                action = spec.action_from_dict(json.loads(d.action_json))
+                state.apply(action)
+            except Exception as exc:  # a worker's log is data: it may not replay
+                raise FailedPreconditionError(
+                    f"the log of match {match_id} does not replay at decision {d.index}: "
+                    f"{type(exc).__name__}"
+                ) from None
             steps.append(
                 ReplayStep(
                     d.index,
@@ -200,11 +227,14 @@ class MatchService:
                 )
             if len(seat.forfeit_detail) > MAX_DETAIL:
                 raise InvalidArgumentError(f"seat {i}: forfeit detail is longer than {MAX_DETAIL}")
+        finite_seconds("duration_seconds", outcome.duration_seconds)
         if 0 not in [s.rank for s in outcome.seats]:
             raise InvalidArgumentError("no seat is ranked first (rank 0)")
         for d in outcome.decisions:
             if not 0 <= d.player < n:
                 raise InvalidArgumentError(f"decision {d.index}: player {d.player} is not a seat")
+            finite_seconds(f"decision {d.index}: seconds", d.seconds)
+            no_nul(f"decision {d.index}: action_json", d.action_json)
         limit = v.game_spec(match.game).max_decisions
         if len(outcome.decisions) > limit:
             raise InvalidArgumentError(
@@ -212,3 +242,13 @@ class MatchService:
             )
         if [d.index for d in outcome.decisions] != list(range(len(outcome.decisions))):
             raise InvalidArgumentError("decision indexes must be 0, 1, 2, ... in order")
+
+
+def clean_outcome(outcome: Outcome) -> Outcome:
+    """The outcome with NUL characters stripped from its free text: forfeit details (a bot's
+    stderr tail) and action texts. Structured fields are checked, not cleaned."""
+    seats = tuple(
+        replace(seat, forfeit_detail=strip_nul(seat.forfeit_detail)) for seat in outcome.seats
+    )
+    decisions = tuple(replace(d, action_text=strip_nul(d.action_text)) for d in outcome.decisions)
+    return replace(outcome, seats=seats, decisions=decisions)
