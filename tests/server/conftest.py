@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
 import pytest
 from prometheus_client import CollectorRegistry
-from sqlalchemy import create_engine, text
+from sqlalchemy import Engine, create_engine, inspect, text
 
 from hamlet.v1 import arena_pb2_grpc, worker_pb2_grpc
 from server.app import HamletServer, build_server
@@ -104,3 +105,73 @@ def running(tmp_path: Path, toy: str) -> Iterator[Running]:
     finally:
         run.channel.close()
         server.stop(grace=1)
+
+
+#: gRPC metadata, as ``metadata=`` takes it.
+Metadata = tuple[tuple[str, str], ...]
+
+
+@pytest.fixture
+def admin_metadata() -> Metadata:
+    """Metadata for ``Arena`` calls made on behalf of an administrator (none needed yet)."""
+    return ()
+
+
+@pytest.fixture
+def worker_metadata() -> Metadata:
+    """Metadata for ``MatchHost`` calls made on behalf of a worker (none needed yet)."""
+    return ()
+
+
+@contextmanager
+def postgres_database_url() -> Iterator[str]:
+    """A URL whose connections use a private, empty schema; the schema is dropped after."""
+    reason = postgres_reason()
+    if reason:
+        pytest.skip(reason)
+    schema = f"hamlet_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES_URL)
+    with admin.begin() as conn:
+        conn.execute(text(f"create schema {schema}"))
+    try:
+        yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f"drop schema {schema} cascade"))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def served(request: pytest.FixtureRequest, tmp_path: Path, toy: str) -> Iterator[Running]:
+    """Like ``running``, on SQLite and (when one answers) on PostgreSQL."""
+    with postgres_database_url() if request.param == "postgres" else _no_url() as database_url:
+        queue = MemoryEnqueuer()
+        registry = CollectorRegistry()
+        settings = Settings(
+            data_dir=tmp_path / "data",
+            database_url=database_url,
+            grpc_port=0,
+            metrics_port=-1,
+            reaper_interval_seconds=3600,
+        )
+        server, port = build_server(settings, enqueuer=queue, registry=registry)
+        run = Running(server, port, queue, registry)
+        try:
+            yield run
+        finally:
+            run.channel.close()
+            server.stop(grace=1)
+
+
+@contextmanager
+def _no_url() -> Iterator[str]:
+    yield ""
+
+
+def row_counts(engine: Engine) -> dict[str, int]:
+    """Rows in every table of the store (to show that a refused call wrote nothing)."""
+    with engine.connect() as conn:
+        return {
+            table: int(conn.execute(text(f'select count(*) from "{table}"')).scalar_one())
+            for table in sorted(inspect(conn).get_table_names())
+        }
