@@ -13,6 +13,8 @@ from pathlib import Path
 #: The Celery task and queue the server enqueues matches on (the contract with workers).
 PLAY_MATCH_TASK = "hamlet.play_match"
 MATCH_QUEUE = "matches"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
 
 
 class ConfigError(ValueError):
@@ -37,6 +39,8 @@ class Settings:
     max_match_attempts: int = 5
     default_decision_time_ms: int = 1000
     max_workers: int = 32  # gRPC server threads (each WatchTournament stream holds one)
+    log_level: str = "INFO"  # DEBUG, INFO, WARNING, ERROR or CRITICAL
+    log_format: str = "text"  # text, or json: one JSON object per line
 
     @property
     def effective_database_url(self) -> str:
@@ -64,6 +68,15 @@ class Settings:
             raise ConfigError("HAMLET_MAX_MATCH_ATTEMPTS must be at least 1")
         if not 1 <= self.default_decision_time_ms <= 600_000:
             raise ConfigError("HAMLET_DECISION_TIME_MS must be 1..600000")
+        if self.log_level not in LOG_LEVELS:
+            raise ConfigError(
+                f"HAMLET_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {self.log_level!r}"
+            )
+        if self.log_format not in LOG_FORMATS:
+            raise ConfigError(
+                f"HAMLET_LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}, "
+                f"not {self.log_format!r}"
+            )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -98,6 +111,8 @@ class Settings:
             default_decision_time_ms=int(
                 num("HAMLET_DECISION_TIME_MS", d.default_decision_time_ms)
             ),
+            log_level=(env.get("HAMLET_LOG_LEVEL") or d.log_level).upper(),
+            log_format=(env.get("HAMLET_LOG_FORMAT") or d.log_format).lower(),
         )
         settings.validate()
         return settings

@@ -5,8 +5,10 @@ PostgreSQL: each asserts the status code, the message, and that a refused call w
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import grpc
@@ -14,6 +16,7 @@ import pytest
 
 from hamlet.v1 import arena_pb2, common_pb2, worker_pb2
 from server.services import tournaments as tournaments_module
+from server.storage import NewMatch, NewTournament, Outcome, SeatOutcome, SqlStore
 from tests.server import fakeworker
 from tests.server.conftest import Metadata, Running, row_counts
 
@@ -358,3 +361,63 @@ def test_request_bytes_that_do_not_decode_are_invalid_arguments(
             grpc.StatusCode.INVALID_ARGUMENT,
             "the request bytes are not a valid message for Arena/SubmitBot",
         )
+
+
+def _rated_tournament(store: SqlStore, n_matches: int) -> list[str]:
+    bots = [store.upsert_builtin_bot(name, ["toy"], name) for name in ("ann", "bob", "cy")]
+    ids = [f"t9.m{i}" for i in range(n_matches)]
+    store.create_tournament(
+        NewTournament(
+            tournament_id="t9",
+            game="toy",
+            rules_version="toy-1",
+            format="round_robin",
+            players_per_table=2,
+            rounds=1,
+            seed=1,
+            decision_time_ms=100,
+            time_bank_ms=1000,
+            rated=True,
+            entry_version_ids=tuple(b.version_id for b in bots),
+            matches=tuple(
+                NewMatch(
+                    match_id, 0, i, 0, i, (bots[i % 3].version_id, bots[(i + 1) % 3].version_id)
+                )
+                for i, match_id in enumerate(ids)
+            ),
+        )
+    )
+    return ids
+
+
+def test_rebuild_ratings_while_results_are_recorded(store: SqlStore) -> None:
+    ids = _rated_tournament(store, 40)
+    rebuilder = SqlStore(store.engine)  # another writer, as `hamlet rebuild-ratings` is
+    errors: list[BaseException] = []
+    recording = threading.Event()
+
+    def record() -> None:
+        try:
+            for i, match_id in enumerate(ids):
+                outcome = Outcome((SeatOutcome(1, i % 2), SeatOutcome(0, 1 - i % 2)), (), 0.1)
+                assert store.finalize_match(match_id, outcome, datetime(2026, 1, 1))
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            recording.set()
+
+    def rebuild() -> None:
+        try:
+            while not recording.is_set():
+                rebuilder.rebuild_ratings("toy")
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=record), threading.Thread(target=rebuild)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    assert sum(line.games for line in store.leaderboard("toy")) == 2 * len(ids)
+    assert store.leaderboard("toy") == rebuilder.rebuild_ratings("toy")
