@@ -18,7 +18,7 @@ from server.storage.sqlbase import SqlBase
 
 LOCAL_USER = "local"
 #: Tries of an announcement that lost a race on a new bot's unique name.
-ANNOUNCE_ATTEMPTS = 3
+ANNOUNCE_ATTEMPTS = 5
 
 
 class BotsPart(SqlBase):

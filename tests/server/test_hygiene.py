@@ -421,3 +421,32 @@ def test_rebuild_ratings_while_results_are_recorded(store: SqlStore) -> None:
     assert errors == []
     assert sum(line.games for line in store.leaderboard("toy")) == 2 * len(ids)
     assert store.leaderboard("toy") == rebuilder.rebuild_ratings("toy")
+
+
+def test_workers_announcing_the_same_new_bots_at_once_all_succeed(
+    served: Running, admin_metadata: Metadata, worker_metadata: Metadata
+) -> None:
+    names = [f"c{i}" for i in range(12)]
+    request = worker_pb2.AnnounceWorkerRequest(
+        worker_id="pool",
+        builtin_bots=[worker_pb2.BuiltinBot(name=n, games=["toy"]) for n in names],
+    )
+    start = threading.Barrier(6)
+    codes: list[grpc.StatusCode] = []
+
+    def announce() -> None:
+        start.wait()
+        try:
+            served.host.AnnounceWorker(request, metadata=worker_metadata, timeout=30)
+        except grpc.RpcError as err:
+            codes.append(err.code())  # type: ignore[attr-defined]
+
+    threads = [threading.Thread(target=announce) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert codes == []
+    bots = served.arena.ListBots(arena_pb2.ListBotsRequest(), metadata=admin_metadata).bots
+    assert sorted(b.name for b in bots) == sorted(names)
+    assert {b.latest_version for b in bots} == {1}
