@@ -46,8 +46,11 @@ class _Ours(logging.StreamHandler):  # type: ignore[type-arg]
     """Marks the handler :func:`configure` installed, so a second call replaces it."""
 
 
-def configure(level: str = "INFO", fmt: str = "text", stream: TextIO | None = None) -> None:
-    """Log records of ``level`` and above to ``stream`` (stderr) as text or JSON lines."""
+def configure(
+    level: str = "INFO", fmt: str = "text", stream: TextIO | None = None
+) -> logging.Handler:
+    """Log records of ``level`` and above to ``stream`` (stderr) as text or JSON lines;
+    returns the handler (replaced by the next call, or removed with :func:`unconfigure`)."""
     if level.upper() not in LEVELS:
         raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {level!r}")
     if fmt not in FORMATS:
@@ -61,6 +64,12 @@ def configure(level: str = "INFO", fmt: str = "text", stream: TextIO | None = No
     root.setLevel(level.upper())
     # Alembic says "Context impl SQLiteImpl." at every start; keep it for DEBUG.
     logging.getLogger("alembic").setLevel("DEBUG" if level.upper() == "DEBUG" else "WARNING")
+    return handler
+
+
+def unconfigure(handler: logging.Handler) -> None:
+    """Remove a handler :func:`configure` installed (before its stream is closed)."""
+    logging.getLogger().removeHandler(handler)
 
 
 def redact_url(url: str) -> str:

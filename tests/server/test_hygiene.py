@@ -450,3 +450,23 @@ def test_workers_announcing_the_same_new_bots_at_once_all_succeed(
     bots = served.arena.ListBots(arena_pb2.ListBotsRequest(), metadata=admin_metadata).bots
     assert sorted(b.name for b in bots) == sorted(names)
     assert {b.latest_version for b in bots} == {1}
+
+
+def test_a_recorded_log_that_does_not_replay_is_a_failed_precondition(
+    served: Running, admin_metadata: Metadata, worker_metadata: Metadata
+) -> None:
+    spec = _running_match(served, admin_metadata, worker_metadata)
+    outcome = fakeworker.play_outcome(spec)
+    outcome.decisions[0].action_json = "not json"
+    served.host.ReportMatch(
+        worker_pb2.ReportMatchRequest(match_id=spec.match_id, outcome=outcome),
+        metadata=worker_metadata,
+    )
+    _refused(
+        served,
+        lambda: served.arena.GetReplay(
+            arena_pb2.MatchRef(match_id=spec.match_id), metadata=admin_metadata
+        ),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        f"the log of match {spec.match_id} does not replay at decision 0: JSONDecodeError",
+    )
