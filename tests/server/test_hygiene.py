@@ -5,56 +5,22 @@ PostgreSQL: each asserts the status code, the message, and that a refused call w
 from __future__ import annotations
 
 import math
-import threading
-import time
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 import grpc
 import pytest
 
 from hamlet.v1 import arena_pb2, common_pb2, worker_pb2
-from server.services import tournaments as tournaments_module
-from server.storage import NewMatch, NewTournament, Outcome, SeatOutcome, SqlStore
 from tests.server import fakeworker
-from tests.server.conftest import Metadata, Running, row_counts
-
-BOTS = ["alpha", "beta", "gamma"]
-
-
-def _refused(
-    run: Running, call: Callable[[], Any], code: grpc.StatusCode, text: str
-) -> grpc.RpcError:
-    """Make ``call``; assert it is refused with ``code`` and ``text`` and wrote nothing."""
-    before = row_counts(run.store.engine)
-    sent = list(run.queue.sent)
-    with pytest.raises(grpc.RpcError) as err:
-        call()
-    assert err.value.code() == code, err.value.details()  # type: ignore[attr-defined]
-    assert text in err.value.details(), err.value.details()  # type: ignore[attr-defined]
-    assert row_counts(run.store.engine) == before
-    assert run.queue.sent == sent
-    return err.value
-
-
-def _running_match(run: Running, admin: Metadata, worker: Metadata) -> worker_pb2.MatchSpec:
-    """Announce the bots, start a two-bot tournament and claim its first match."""
-    fakeworker.announce(run.channel, ["toy"])
-    run.arena.CreateTournament(
-        arena_pb2.CreateTournamentRequest(game="toy", bots=BOTS[:2], start=True),
-        metadata=admin,
-    )
-    claim = run.host.ClaimMatch(
-        worker_pb2.ClaimMatchRequest(match_id=run.queue.sent[0], worker_id="w"), metadata=worker
-    )
-    return claim.match
+from tests.server.conftest import Metadata, Running
+from tests.server.refusals import assert_refused, running_match
 
 
 def test_nul_in_a_stderr_tail_is_stripped_and_the_match_recorded(
     served: Running, admin_metadata: Metadata, worker_metadata: Metadata
 ) -> None:
-    spec = _running_match(served, admin_metadata, worker_metadata)
+    spec = running_match(served, admin_metadata, worker_metadata)
     outcome = fakeworker.play_outcome(spec, forfeit_seat=0)
     outcome.forfeits[0].detail = "the bot exited with code 1: Traceback\x00 | boom\x00"
     outcome.decisions[0].action_text = "play\x00 1"
@@ -74,7 +40,7 @@ def test_nul_in_a_stderr_tail_is_stripped_and_the_match_recorded(
 def test_nul_in_a_void_reason_is_stripped(
     served: Running, admin_metadata: Metadata, worker_metadata: Metadata
 ) -> None:
-    spec = _running_match(served, admin_metadata, worker_metadata)
+    spec = running_match(served, admin_metadata, worker_metadata)
     served.host.ReportMatch(
         worker_pb2.ReportMatchRequest(match_id=spec.match_id, void_reason="redis\x00 went away"),
         metadata=worker_metadata,
@@ -193,11 +159,11 @@ NUL_REFUSED: list[tuple[str, Call, str]] = [
 @pytest.mark.parametrize(
     ("call", "text"), [c[1:] for c in NUL_REFUSED], ids=[c[0] for c in NUL_REFUSED]
 )
-def test_nul_in_names_and_ids_is_refused(
+def test_nul_in_names_and_ids_isassert_refused(
     served: Running, admin_metadata: Metadata, worker_metadata: Metadata, call: Call, text: str
 ) -> None:
-    _running_match(served, admin_metadata, worker_metadata)
-    _refused(
+    running_match(served, admin_metadata, worker_metadata)
+    assert_refused(
         served,
         lambda: call(served, admin_metadata, worker_metadata),
         grpc.StatusCode.INVALID_ARGUMENT,
@@ -205,13 +171,13 @@ def test_nul_in_names_and_ids_is_refused(
     )
 
 
-def test_nul_in_an_action_json_is_refused(
+def test_nul_in_an_action_json_isassert_refused(
     served: Running, admin_metadata: Metadata, worker_metadata: Metadata
 ) -> None:
-    spec = _running_match(served, admin_metadata, worker_metadata)
+    spec = running_match(served, admin_metadata, worker_metadata)
     outcome = fakeworker.play_outcome(spec)
     outcome.decisions[2].action_json = '{"type": "Play\x00"}'
-    _refused(
+    assert_refused(
         served,
         lambda: served.host.ReportMatch(
             worker_pb2.ReportMatchRequest(match_id=spec.match_id, outcome=outcome),
@@ -231,7 +197,7 @@ def test_durations_must_be_finite(
     value: float,
     where: str,
 ) -> None:
-    spec = _running_match(served, admin_metadata, worker_metadata)
+    spec = running_match(served, admin_metadata, worker_metadata)
     outcome = fakeworker.play_outcome(spec)
     if where == "duration":
         outcome.duration_seconds = value
@@ -239,7 +205,7 @@ def test_durations_must_be_finite(
     else:
         outcome.decisions[1].seconds = value
         text = "decision 1: seconds must be"
-    _refused(
+    assert_refused(
         served,
         lambda: served.host.ReportMatch(
             worker_pb2.ReportMatchRequest(match_id=spec.match_id, outcome=outcome),
@@ -262,10 +228,10 @@ def test_durations_must_be_finite(
     ],
     ids=["recursion", "memory"],
 )
-def test_sources_the_compiler_chokes_on_are_refused(
+def test_sources_the_compiler_chokes_on_areassert_refused(
     served: Running, admin_metadata: Metadata, source: str, text: str
 ) -> None:
-    _refused(
+    assert_refused(
         served,
         lambda: served.arena.SubmitBot(
             arena_pb2.SubmitBotRequest(name="deep", game="toy", source=source),
@@ -276,197 +242,14 @@ def test_sources_the_compiler_chokes_on_are_refused(
     )
 
 
-def test_a_tournament_too_large_is_refused_before_it_is_planned(
-    served: Running,
-    admin_metadata: Metadata,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    names = tuple(f"b{i}" for i in range(64))
-    fakeworker.announce(served.channel, ["toy"], bots=names)
-
-    def no_planning(*args: Any) -> Any:
-        raise AssertionError("a refused tournament was planned")
-
-    monkeypatch.setattr(tournaments_module, "plan_round_robin", no_planning)
-    start = time.monotonic()
-    _refused(
-        served,
-        lambda: served.arena.CreateTournament(
-            arena_pb2.CreateTournamentRequest(
-                game="toy", bots=names, players_per_table=4, rounds=1000
-            ),
-            metadata=admin_metadata,
-            timeout=5,
-        ),
-        grpc.StatusCode.INVALID_ARGUMENT,
-        "64 bots at 4 per table for 1000 rounds make 2541504000 matches; the limit is 20000",
-    )
-    assert time.monotonic() - start < 2
-
-
-def test_a_refused_announcement_registers_no_bot(
-    served: Running, admin_metadata: Metadata, worker_metadata: Metadata
-) -> None:
-    _refused(
-        served,
-        lambda: served.host.AnnounceWorker(
-            worker_pb2.AnnounceWorkerRequest(
-                worker_id="w",
-                builtin_bots=[
-                    worker_pb2.BuiltinBot(name="good", games=["toy"]),
-                    worker_pb2.BuiltinBot(name="Bad Name", games=["toy"]),
-                ],
-            ),
-            metadata=worker_metadata,
-        ),
-        grpc.StatusCode.INVALID_ARGUMENT,
-        "bad bot name 'Bad Name'",
-    )
-    bots = served.arena.ListBots(arena_pb2.ListBotsRequest(), metadata=admin_metadata).bots
-    assert [b.name for b in bots] == []
-
-
-def test_an_announcement_conflicting_with_an_uploaded_bot_registers_none(
-    served: Running, admin_metadata: Metadata, worker_metadata: Metadata
-) -> None:
-    served.arena.SubmitBot(
-        arena_pb2.SubmitBotRequest(name="taken", game="toy", source="x = 1\n"),
-        metadata=admin_metadata,
-    )
-    _refused(
-        served,
-        lambda: served.host.AnnounceWorker(
-            worker_pb2.AnnounceWorkerRequest(
-                worker_id="w",
-                builtin_bots=[
-                    worker_pb2.BuiltinBot(name="aaa", games=["toy"]),
-                    worker_pb2.BuiltinBot(name="taken", games=["toy"]),
-                ],
-            ),
-            metadata=worker_metadata,
-        ),
-        grpc.StatusCode.ALREADY_EXISTS,
-        "bot name 'taken' is taken by an uploaded bot",
-    )
-
-
 def test_request_bytes_that_do_not_decode_are_invalid_arguments(
     served: Running, admin_metadata: Metadata
 ) -> None:
     call = served.channel.unary_unary("/hamlet.v1.Arena/SubmitBot")
     for junk in (b"\xff\xff\xff\xff", b"\x0a\x02\xc3\x28", b"\x0a\x05ab"):
-        _refused(
+        assert_refused(
             served,
             lambda junk=junk: call(junk, metadata=admin_metadata, timeout=5),  # type: ignore[misc]
             grpc.StatusCode.INVALID_ARGUMENT,
             "the request bytes are not a valid message for Arena/SubmitBot",
         )
-
-
-def _rated_tournament(store: SqlStore, n_matches: int) -> list[str]:
-    bots = [store.upsert_builtin_bot(name, ["toy"], name) for name in ("ann", "bob", "cy")]
-    ids = [f"t9.m{i}" for i in range(n_matches)]
-    store.create_tournament(
-        NewTournament(
-            tournament_id="t9",
-            game="toy",
-            rules_version="toy-1",
-            format="round_robin",
-            players_per_table=2,
-            rounds=1,
-            seed=1,
-            decision_time_ms=100,
-            time_bank_ms=1000,
-            rated=True,
-            entry_version_ids=tuple(b.version_id for b in bots),
-            matches=tuple(
-                NewMatch(
-                    match_id, 0, i, 0, i, (bots[i % 3].version_id, bots[(i + 1) % 3].version_id)
-                )
-                for i, match_id in enumerate(ids)
-            ),
-        )
-    )
-    return ids
-
-
-def test_rebuild_ratings_while_results_are_recorded(store: SqlStore) -> None:
-    ids = _rated_tournament(store, 40)
-    rebuilder = SqlStore(store.engine)  # another writer, as `hamlet rebuild-ratings` is
-    errors: list[BaseException] = []
-    recording = threading.Event()
-
-    def record() -> None:
-        try:
-            for i, match_id in enumerate(ids):
-                outcome = Outcome((SeatOutcome(1, i % 2), SeatOutcome(0, 1 - i % 2)), (), 0.1)
-                assert store.finalize_match(match_id, outcome, datetime(2026, 1, 1))
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            recording.set()
-
-    def rebuild() -> None:
-        try:
-            while not recording.is_set():
-                rebuilder.rebuild_ratings("toy")
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=record), threading.Thread(target=rebuild)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert errors == []
-    assert sum(line.games for line in store.leaderboard("toy")) == 2 * len(ids)
-    assert store.leaderboard("toy") == rebuilder.rebuild_ratings("toy")
-
-
-def test_workers_announcing_the_same_new_bots_at_once_all_succeed(
-    served: Running, admin_metadata: Metadata, worker_metadata: Metadata
-) -> None:
-    names = [f"c{i}" for i in range(12)]
-    request = worker_pb2.AnnounceWorkerRequest(
-        worker_id="pool",
-        builtin_bots=[worker_pb2.BuiltinBot(name=n, games=["toy"]) for n in names],
-    )
-    start = threading.Barrier(6)
-    codes: list[grpc.StatusCode] = []
-
-    def announce() -> None:
-        start.wait()
-        try:
-            served.host.AnnounceWorker(request, metadata=worker_metadata, timeout=30)
-        except grpc.RpcError as err:
-            codes.append(err.code())  # type: ignore[attr-defined]
-
-    threads = [threading.Thread(target=announce) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert codes == []
-    bots = served.arena.ListBots(arena_pb2.ListBotsRequest(), metadata=admin_metadata).bots
-    assert sorted(b.name for b in bots) == sorted(names)
-    assert {b.latest_version for b in bots} == {1}
-
-
-def test_a_recorded_log_that_does_not_replay_is_a_failed_precondition(
-    served: Running, admin_metadata: Metadata, worker_metadata: Metadata
-) -> None:
-    spec = _running_match(served, admin_metadata, worker_metadata)
-    outcome = fakeworker.play_outcome(spec)
-    outcome.decisions[0].action_json = "not json"
-    served.host.ReportMatch(
-        worker_pb2.ReportMatchRequest(match_id=spec.match_id, outcome=outcome),
-        metadata=worker_metadata,
-    )
-    _refused(
-        served,
-        lambda: served.arena.GetReplay(
-            arena_pb2.MatchRef(match_id=spec.match_id), metadata=admin_metadata
-        ),
-        grpc.StatusCode.FAILED_PRECONDITION,
-        f"the log of match {spec.match_id} does not replay at decision 0: JSONDecodeError",
-    )

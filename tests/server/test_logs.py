@@ -141,3 +141,33 @@ def test_voided_and_failed_matches_are_logged(
     assert lines[0] == f"match {match_id} voided (attempt 1): sandbox died; queued again"
     assert lines[-1] == f"match {match_id} failed after 5 attempts: sandbox died"
     assert len(lines) == 5
+
+
+def test_an_unexpected_exception_in_a_stream_answers_only_its_id(
+    running: Running,
+    admin_metadata: Metadata,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("SELECT secret FROM tournaments -- and a stack trace")
+
+    monkeypatch.setattr(running.store, "get_tournament", broken)
+    with pytest.raises(grpc.RpcError) as err:
+        list(
+            running.arena.WatchTournament(
+                arena_pb2.WatchTournamentRequest(tournament_id="t1"),
+                metadata=admin_metadata,
+                timeout=5,
+            )
+        )
+    assert err.value.code() == grpc.StatusCode.INTERNAL  # type: ignore[attr-defined]
+    details = err.value.details()  # type: ignore[attr-defined]
+    assert "SELECT" not in details and "Traceback" not in details and "secret" not in details
+    eid = re.search(r"internal error ([0-9a-f]{8})", details)
+    assert eid, details
+    (record,) = [r for r in caplog.records if eid.group(1) in r.getMessage()]
+    assert record.getMessage() == (
+        f"internal error {eid.group(1)} in Arena/WatchTournament: RuntimeError"
+    )
+    assert record.exc_info is not None
