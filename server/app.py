@@ -21,6 +21,7 @@ from prometheus_client import CollectorRegistry
 
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, worker_pb2, worker_pb2_grpc
 from server.auth import AuthInterceptor
+from server.boundary import BoundaryInterceptor
 from server.config import Settings
 from server.interceptors import MetricsInterceptor
 from server.metrics import ServerMetrics, serve_metrics
@@ -169,9 +170,11 @@ def build_server(
         futures.ThreadPoolExecutor(
             max_workers=settings.max_workers, thread_name_prefix="hamlet-grpc"
         ),
-        # Metrics outermost, so refused calls are counted with their status code.
+        # Metrics outermost, so refused calls are counted with their status code; the
+        # boundary next, so it logs every refusal, the authentication's included.
         interceptors=[
             MetricsInterceptor(metrics),
+            BoundaryInterceptor(),
             AuthInterceptor(services.accounts.authenticate, settings.public_reads),
         ],
         options=[

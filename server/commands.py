@@ -326,6 +326,7 @@ def rebuild_ratings(args: argparse.Namespace) -> int:
 
 def serve(args: argparse.Namespace) -> int:
     """``hamlet server``: serve until SIGINT/SIGTERM, then stop gracefully."""
+    from server import logs
     from server.app import build_server
     from server.config import ConfigError, Settings
 
@@ -344,6 +345,7 @@ def serve(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         console.err.print(f"hamlet server: {exc}")
         return EXIT_USAGE
+    logs.configure(settings.log_level, settings.log_format)
     # Handlers first: a supervisor may send SIGTERM as soon as the server answers.
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -351,6 +353,7 @@ def serve(args: argparse.Namespace) -> int:
     try:
         server, port = build_server(settings)
     except Exception as exc:  # a port in use, an unreachable database: say it plainly
+        logs.log.error("hamlet server cannot start: %s", exc, exc_info=exc)
         console.err.print(f"hamlet server: cannot start: {exc}")
         return EXIT_FAILED
     metrics = (
@@ -366,10 +369,13 @@ def serve(args: argparse.Namespace) -> int:
             f"{settings.data_dir / 'admin.token'}, mode 0600):\n{server.new_admin_token}"
         )
     out.print(
-        f"hamlet server: database {settings.effective_database_url}, queue {settings.redis_url}"
+        f"hamlet server: database {logs.redact_url(settings.effective_database_url)}, "
+        f"queue {logs.redact_url(settings.redis_url)}"
     )
+    logs.log_settings(settings, port, server.metrics_port)
     stop.wait()
     out.print("hamlet server: stopping")
+    logs.log.info("hamlet server stopping")
     server.stop(grace=5.0)
     return EXIT_OK
 

@@ -13,6 +13,8 @@ from pathlib import Path
 #: The Celery task and queue the server enqueues matches on (the contract with workers).
 PLAY_MATCH_TASK = "hamlet.play_match"
 MATCH_QUEUE = "matches"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
 
 
 class ConfigError(ValueError):
@@ -58,6 +60,8 @@ class Settings:
     #: TLS for the gRPC port: both paths (PEM) or neither.
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    log_level: str = "INFO"  # DEBUG, INFO, WARNING, ERROR or CRITICAL
+    log_format: str = "text"  # text, or json: one JSON object per line
 
     @property
     def effective_database_url(self) -> str:
@@ -90,6 +94,15 @@ class Settings:
         for name, path in (("HAMLET_TLS_CERT", self.tls_cert), ("HAMLET_TLS_KEY", self.tls_key)):
             if path is not None and not path.is_file():
                 raise ConfigError(f"{name}: no such file {path}")
+        if self.log_level not in LOG_LEVELS:
+            raise ConfigError(
+                f"HAMLET_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {self.log_level!r}"
+            )
+        if self.log_format not in LOG_FORMATS:
+            raise ConfigError(
+                f"HAMLET_LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}, "
+                f"not {self.log_format!r}"
+            )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -131,6 +144,8 @@ class Settings:
             default_decision_time_ms=int(
                 num("HAMLET_DECISION_TIME_MS", d.default_decision_time_ms)
             ),
+            log_level=(env.get("HAMLET_LOG_LEVEL") or d.log_level).upper(),
+            log_format=(env.get("HAMLET_LOG_FORMAT") or d.log_format).lower(),
         )
         settings.validate()
         return settings

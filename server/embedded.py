@@ -272,6 +272,7 @@ def run_demo(
 
 def run_embedded(args: argparse.Namespace) -> int:
     """Start everything, run the demo, serve until Ctrl-C; stop everything we started."""
+    from server import logs as server_logs
     from server.app import build_server
     from server.config import ConfigError, Settings
 
@@ -303,8 +304,13 @@ def run_embedded(args: argparse.Namespace) -> int:
                 grpc_port=grpc_port,
                 metrics_port=_preferred(base.metrics_port),
             )
+            server_log = logs / "server.log"
+            log_file = stack.enter_context(server_log.open("a", encoding="utf-8"))
+            handler = server_logs.configure(settings.log_level, settings.log_format, log_file)
+            stack.callback(server_logs.unconfigure, handler)
             server, port = build_server(settings)
             stack.callback(_stop_server, server)
+            server_logs.log_settings(settings, port, server.metrics_port)
             addr = f"127.0.0.1:{port}"
             workers = [
                 start_worker(i, args.concurrency, redis_url, addr, data_dir, logs)
@@ -315,6 +321,7 @@ def run_embedded(args: argparse.Namespace) -> int:
             out.print("[bold]Hamlet is up[/]")
             out.print(f"  gRPC server     {addr}   (HAMLET_SERVER_ADDR={addr})")
             out.print(f"  server metrics  http://127.0.0.1:{server.metrics_port}/metrics")
+            out.print(f"  server log      {server_log}")
             for w in workers:
                 out.print(f"  {w.name:<15} http://127.0.0.1:{w.metrics_port}/metrics   log {w.log}")
             out.print(f"  redis           {redis_url}   log {redis_child.log}")

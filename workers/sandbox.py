@@ -227,8 +227,9 @@ class SandboxedBot:
         return self._uid
 
     def stderr_tail(self) -> str:
-        """The last bytes the bot wrote to stderr."""
-        return self._stderr.decode(errors="replace")
+        """The last bytes the bot wrote to stderr, as text without NUL characters (no
+        database stores a NUL in text; the server strips them too)."""
+        return self._stderr.decode(errors="replace").replace("\x00", "")
 
     # -- exchanging frames ----------------------------------------------------------
 

@@ -145,9 +145,8 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
     def AnnounceWorker(
         self, request: worker_pb2.AnnounceWorkerRequest, context: grpc.ServicerContext
     ) -> worker_pb2.AnnounceWorkerResponse:
-        if len(request.worker_id) > 256:
-            raise InvalidArgumentError("worker_id is longer than 256 characters")
         self.bots.announce(
-            [BuiltinBot(b.name, tuple(b.games), b.description) for b in request.builtin_bots]
+            [BuiltinBot(b.name, tuple(b.games), b.description) for b in request.builtin_bots],
+            request.worker_id,
         )
         return worker_pb2.AnnounceWorkerResponse()

@@ -25,6 +25,7 @@ from server.services.errors import (
     NotFoundError,
     UnauthenticatedError,
 )
+from server.services.hygiene import no_nul
 from server.storage import Store, StoreConflictError, TokenRecord, UserRecord
 from server.storage.base import utcnow
 
@@ -153,8 +154,8 @@ class AccountService:
             raise InvalidArgumentError(
                 f"expires_in_seconds must be 0 (never) to {MAX_EXPIRY_SECONDS}"
             )
-        if len(label) > MAX_LABEL or "\0" in label:
-            raise InvalidArgumentError(f"label must be at most {MAX_LABEL} characters, no NUL")
+        if len(no_nul("label", label)) > MAX_LABEL:
+            raise InvalidArgumentError(f"label must be at most {MAX_LABEL} characters")
         expires = self.now() + timedelta(seconds=expires_in_seconds) if expires_in_seconds else None
         return self._issue(user, scopes, label, expires)
 
@@ -164,6 +165,7 @@ class AccountService:
 
     def revoke(self, who: Principal, token_id: str) -> TokenRecord:
         """Revoke a token of the caller's (any token, for an admin)."""
+        no_nul("token_id", token_id)
         record = self.store.get_token(token_id) if len(token_id) <= 32 else None
         if record is None:
             raise NotFoundError(f"unknown token {token_id[:32]!r}")
@@ -176,7 +178,7 @@ class AccountService:
         return revoked
 
     def _user(self, who: Principal, user_name: str, what: str) -> UserRecord:
-        name = user_name or who.name
+        name = no_nul("user", user_name) or who.name
         policy.check_account(who, name, what)
         user = self.store.get_user(name) if len(name) <= 64 else None
         if user is None:

@@ -14,7 +14,11 @@ from server.services.errors import (
     InvalidArgumentError,
     NotFoundError,
 )
+from server.services.hygiene import no_nul, sha256_hex, strip_nul
 from server.storage import BotRecord, Store, StoreConflictError
+
+#: Built-in bots one worker may announce at once.
+MAX_ANNOUNCED = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,20 +44,34 @@ class BotService:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def announce(self, bots: Sequence[BuiltinBot]) -> list[BotRecord]:
-        """Register a worker's built-in bots (idempotent); games we do not know are skipped."""
+    def announce(self, bots: Sequence[BuiltinBot], worker_id: str = "") -> list[BotRecord]:
+        """Register a worker's built-in bots (idempotent); games we do not know are skipped.
+
+        Every bot is checked before anything is written, then all are written in one
+        transaction: a refused announcement registers none of its bots."""
+        v.worker_id(worker_id)
+        if len(bots) > MAX_ANNOUNCED:
+            raise InvalidArgumentError(
+                f"{len(bots)} built-in bots in one announcement; the limit is {MAX_ANNOUNCED}"
+            )
         known = set(games.names())
-        out = []
+        wanted: dict[str, tuple[list[str], str]] = {}
         for bot in bots:
             v.bot_name(bot.name)
             playable = [g for g in bot.games if g in known]
             if not playable:
                 continue
-            try:
-                out.append(self.store.upsert_builtin_bot(bot.name, playable, bot.description[:500]))
-            except StoreConflictError as exc:
-                raise AlreadyExistsError(str(exc)) from None
-        return out
+            text = strip_nul(bot.description)[: v.MAX_DESCRIPTION]
+            before, _ = wanted.get(bot.name, ([], ""))
+            wanted[bot.name] = (sorted(set(before) | set(playable)), text)
+        if not wanted:
+            return []
+        try:
+            return self.store.upsert_builtin_bots(
+                [(name, names, text) for name, (names, text) in sorted(wanted.items())]
+            )
+        except StoreConflictError as exc:
+            raise AlreadyExistsError(str(exc)) from None
 
     def submit(
         self, name: str, game: str, source: str, description: str, owner_id: int
@@ -71,11 +89,9 @@ class BotService:
             )
         if len(description) > v.MAX_DESCRIPTION:
             raise InvalidArgumentError(f"description is longer than {v.MAX_DESCRIPTION} characters")
-        try:
-            compile(source, f"<{name}>", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError) as exc:
-            line = getattr(exc, "lineno", None)
-            raise InvalidArgumentError(f"source does not compile (line {line}): {exc}") from None
+        description = strip_nul(description)
+        no_nul("source", source)
+        check_compiles(name, source)
         existing = self.store.get_bot(name)
         if existing is not None and existing.retired:
             raise FailedPreconditionError(
@@ -112,9 +128,26 @@ class BotService:
 
     def code(self, sha256: str) -> bytes:
         """Uploaded code by hash."""
-        if len(sha256) != 64:
-            raise InvalidArgumentError("code_sha256 must be 64 hex digits")
-        code = self.store.get_code(sha256.lower())
+        code = self.store.get_code(sha256_hex("code_sha256", sha256))
         if code is None:
             raise NotFoundError(f"no bot code with SHA-256 {sha256}")
         return code
+
+
+def check_compiles(name: str, source: str) -> None:
+    """InvalidArgumentError unless ``source`` compiles. Nesting too deep for the compiler
+    (RecursionError) or too large for memory (MemoryError) is the source's fault too."""
+    try:
+        compile(source, f"<{name}>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        raise InvalidArgumentError(f"source does not compile (line {line}): {exc}") from None
+    except RecursionError:
+        raise InvalidArgumentError(
+            "source does not compile: it nests expressions or blocks too deeply for the "
+            "compiler; flatten the deepest nesting"
+        ) from None
+    except MemoryError:
+        raise InvalidArgumentError(
+            "source does not compile: the compiler ran out of memory on it; simplify it"
+        ) from None

@@ -9,13 +9,14 @@ import json
 import logging
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 import games
 from server.services import validation as v
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from server.services.hygiene import finite_seconds, no_nul, strip_nul
 from server.services.scheduling import Enqueuer
 from server.services.verify import verify_outcome
 from server.storage import DecisionRecord, MatchRecord, MatchStatus, Outcome, Store
@@ -110,6 +111,7 @@ class MatchService:
         """Lease a match to a new attempt with a fresh attempt token. A final match is handed
         back with ``already_final`` (the worker acks its task and stops); a redelivered running
         match is leased again (the earlier attempt's token stops working)."""
+        v.worker_id(worker_id)
         match = self.get(match_id)
         if match.status is MatchStatus.CANCELLED:
             raise FailedPreconditionError(f"match {match_id} was cancelled")
@@ -136,6 +138,7 @@ class MatchService:
         digest = self._attempt(match, attempt_token)
         if match.status.final:
             return Report(recorded=False, duplicate=True, match=match)
+        outcome = clean_outcome(outcome)
         self._check(match, outcome)
         verify_outcome(match, outcome)
         if not self.store.finalize_match(match_id, outcome, self.now(), digest):
@@ -155,13 +158,13 @@ class MatchService:
         digest = self._attempt(match, attempt_token)
         if match.status.final:
             return None
-        status = self.store.void_attempt(
-            match_id, reason or "voided", self.max_attempts, attempt_hash=digest
-        )
+        reason = strip_nul(reason) or "voided"
+        status = self.store.void_attempt(match_id, reason, self.max_attempts, attempt_hash=digest)
         if status is None and not self.get(match_id).status.final:
             raise FailedPreconditionError(
                 f"the claim of match {match_id} was taken by another worker; not voided"
             )
+        self._log_void(match, reason, status)
         if status is MatchStatus.QUEUED:
             self.enqueuer.enqueue(self.store.mark_queued([match_id], self.now()))
         return status
@@ -190,18 +193,34 @@ class MatchService:
             )
         return digest
 
+    def _log_void(self, match: MatchRecord, reason: str, status: MatchStatus | None) -> None:
+        if status is MatchStatus.FAILED:
+            log.warning(
+                "match %s failed after %d attempts: %s",
+                match.match_id,
+                match.attempts,
+                reason[:200],
+            )
+        elif status is MatchStatus.QUEUED:
+            log.info(
+                "match %s voided (attempt %d): %s; queued again",
+                match.match_id,
+                match.attempts,
+                reason[:200],
+            )
+
     def reap(self) -> list[str]:
         """Re-queue matches whose lease expired (their worker died) or whose queue message
         seems lost; recording stays idempotent if the first attempt reports after all."""
         now = self.now()
         requeued = []
         for match_id in self.store.stale_matches(now, now - self.queue_timeout):
-            if (
-                self.store.void_attempt(
-                    match_id, "lease expired", self.max_attempts, lease_expired_by=now
-                )
-                is MatchStatus.QUEUED
-            ):
+            status = self.store.void_attempt(
+                match_id, "lease expired", self.max_attempts, lease_expired_by=now
+            )
+            if status is MatchStatus.FAILED:
+                log.warning("match %s failed: its lease expired on its last attempt", match_id)
+            if status is MatchStatus.QUEUED:
                 requeued += self.store.mark_queued([match_id], now)
         if requeued:
             log.warning("re-queued %d matches with expired leases", len(requeued))
@@ -220,8 +239,14 @@ class MatchService:
         initial = state.public_state()
         steps = []
         for d in decisions:
-            action = spec.action_from_dict(json.loads(d.action_json))
-            state.apply(action)
+            try:
+                action = spec.action_from_dict(json.loads(d.action_json))
+                state.apply(action)
+            except Exception as exc:  # a worker's log is data: it may not replay
+                raise FailedPreconditionError(
+                    f"the log of match {match_id} does not replay at decision {d.index}: "
+                    f"{type(exc).__name__}"
+                ) from None
             steps.append(
                 ReplayStep(
                     d.index,
@@ -265,11 +290,14 @@ class MatchService:
                 )
             if len(seat.forfeit_detail) > MAX_DETAIL:
                 raise InvalidArgumentError(f"seat {i}: forfeit detail is longer than {MAX_DETAIL}")
+        finite_seconds("duration_seconds", outcome.duration_seconds)
         if 0 not in [s.rank for s in outcome.seats]:
             raise InvalidArgumentError("no seat is ranked first (rank 0)")
         for d in outcome.decisions:
             if not 0 <= d.player < n:
                 raise InvalidArgumentError(f"decision {d.index}: player {d.player} is not a seat")
+            finite_seconds(f"decision {d.index}: seconds", d.seconds)
+            no_nul(f"decision {d.index}: action_json", d.action_json)
         limit = v.game_spec(match.game).max_decisions
         if len(outcome.decisions) > limit:
             raise InvalidArgumentError(
@@ -277,3 +305,13 @@ class MatchService:
             )
         if [d.index for d in outcome.decisions] != list(range(len(outcome.decisions))):
             raise InvalidArgumentError("decision indexes must be 0, 1, 2, ... in order")
+
+
+def clean_outcome(outcome: Outcome) -> Outcome:
+    """The outcome with NUL characters stripped from its free text: forfeit details (a bot's
+    stderr tail) and action texts. Structured fields are checked, not cleaned."""
+    seats = tuple(
+        replace(seat, forfeit_detail=strip_nul(seat.forfeit_detail)) for seat in outcome.seats
+    )
+    decisions = tuple(replace(d, action_text=strip_nul(d.action_text)) for d in outcome.decisions)
+    return replace(outcome, seats=seats, decisions=decisions)

@@ -13,6 +13,7 @@ from itertools import combinations
 from games import derive_seed
 from server.services import validation as v
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from server.services.hygiene import round_robin_matches
 from server.services.scheduling import Enqueuer
 from server.storage import (
     MatchRecord,
@@ -116,9 +117,36 @@ class TournamentService:
             )
         if len(set(req.bots)) != len(req.bots):
             raise InvalidArgumentError("a bot is named twice")
-        entries = []
         for name in req.bots:
             v.identifier("bot name", name)
+        # Every field is checked, and the size of the plan computed, before any lookup and
+        # before planning: a refused request costs no more than this arithmetic.
+        per_table = req.players_per_table or min(len(req.bots), spec.max_players)
+        if not spec.min_players <= per_table <= spec.max_players:
+            raise InvalidArgumentError(
+                f"{req.game} is played by {spec.min_players} to {spec.max_players} players, "
+                f"not {per_table}"
+            )
+        if per_table > len(req.bots):
+            raise InvalidArgumentError(
+                f"{per_table} players per table need at least {per_table} bots, got {len(req.bots)}"
+            )
+        rounds = v.bounded("rounds", req.rounds or 1, 1, MAX_ROUNDS)
+        decision_ms = v.bounded(
+            "decision_time_ms",
+            req.decision_time_ms or self.default_decision_time_ms,
+            1,
+            MAX_DECISION_MS,
+        )
+        seed = v.bounded("seed", req.seed, 0, v.MAX_SEED) or secrets.randbits(63)
+        total = round_robin_matches(len(req.bots), per_table, rounds)
+        if total > MAX_MATCHES:
+            raise InvalidArgumentError(
+                f"{len(req.bots)} bots at {per_table} per table for {rounds} rounds make "
+                f"{total} matches; the limit is {MAX_MATCHES}: name fewer bots or rounds"
+            )
+        entries = []
+        for name in req.bots:
             bot = self.store.get_bot(name)
             if bot is None:
                 raise NotFoundError(f"unknown bot {name!r}; `hamlet bots` lists them")
@@ -129,30 +157,9 @@ class TournamentService:
                     f"bot {name!r} does not play {req.game} (it plays {', '.join(bot.games)})"
                 )
             entries.append(bot.version_id)
-        per_table = req.players_per_table or min(len(entries), spec.max_players)
-        if not spec.min_players <= per_table <= spec.max_players:
-            raise InvalidArgumentError(
-                f"{req.game} is played by {spec.min_players} to {spec.max_players} players, "
-                f"not {per_table}"
-            )
-        if per_table > len(entries):
-            raise InvalidArgumentError(
-                f"{per_table} players per table need at least {per_table} bots, got {len(entries)}"
-            )
-        rounds = v.bounded("rounds", req.rounds or 1, 1, MAX_ROUNDS)
-        decision_ms = v.bounded(
-            "decision_time_ms",
-            req.decision_time_ms or self.default_decision_time_ms,
-            1,
-            MAX_DECISION_MS,
-        )
-        seed = v.bounded("seed", req.seed, 0, v.MAX_SEED) or secrets.randbits(63)
         tournament_id = "t" + secrets.token_hex(5)
         matches = plan_round_robin(tournament_id, entries, per_table, rounds, seed)
-        if len(matches) > MAX_MATCHES:
-            raise InvalidArgumentError(
-                f"that is {len(matches)} matches; the limit is {MAX_MATCHES}"
-            )
+        assert len(matches) == total
         return self.store.create_tournament(
             NewTournament(
                 tournament_id=tournament_id,

@@ -6,12 +6,14 @@ import re
 
 import games
 from server.services.errors import InvalidArgumentError, NotFoundError
+from server.services.hygiene import no_nul
 
-BOT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+BOT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")  # whole name: use fullmatch
 MAX_SOURCE_BYTES = 256 * 1024
 MAX_DESCRIPTION = 500
 MAX_ID = 64
 MAX_SEED = 2**63 - 1
+MAX_WORKER_ID = 256
 
 
 def game_spec(name: str) -> games.GameSpec:
@@ -26,8 +28,9 @@ def game_spec(name: str) -> games.GameSpec:
 
 
 def bot_name(name: str) -> str:
-    """A valid bot name."""
-    if not BOT_NAME.match(name):
+    """A valid bot name (the whole name: a trailing newline is not allowed either)."""
+    no_nul("bot name", name[:MAX_ID])
+    if not BOT_NAME.fullmatch(name):
         raise InvalidArgumentError(
             f"bad bot name {name[:MAX_ID]!r}: use 1-40 of a-z, 0-9, '_' and '-', "
             "starting with a letter or digit"
@@ -36,12 +39,19 @@ def bot_name(name: str) -> str:
 
 
 def identifier(kind: str, value: str) -> str:
-    """A non-empty id of bounded length."""
+    """A non-empty id of bounded length, without NUL characters."""
     if not value:
         raise InvalidArgumentError(f"{kind} is required")
     if len(value) > MAX_ID:
         raise InvalidArgumentError(f"{kind} is longer than {MAX_ID} characters")
-    return value
+    return no_nul(kind, value)
+
+
+def worker_id(value: str) -> str:
+    """A worker's self-chosen id (may be empty): bounded, without NUL characters."""
+    if len(value) > MAX_WORKER_ID:
+        raise InvalidArgumentError(f"worker_id is longer than {MAX_WORKER_ID} characters")
+    return no_nul("worker_id", value)
 
 
 def bounded(kind: str, value: int, low: int, high: int) -> int:

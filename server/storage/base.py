@@ -261,6 +261,13 @@ class Store(Protocol):
         """Register (or refresh) a built-in bot."""
         ...
 
+    def upsert_builtin_bots(
+        self, bots: Sequence[tuple[str, Sequence[str], str]]
+    ) -> list[BotRecord]:
+        """Register several built-in bots ``(name, games, description)`` in one transaction:
+        all or none (a :class:`StoreConflictError` on one writes nothing)."""
+        ...
+
     def add_bot_version(
         self, name: str, game: str, code: bytes, sha256: str, description: str, owner_id: int
     ) -> tuple[BotRecord, bool]:

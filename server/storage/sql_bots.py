@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from server.storage import models as m
@@ -15,29 +16,51 @@ from server.storage.base import (
 )
 from server.storage.sqlbase import SqlBase
 
+#: Tries of an announcement that lost a race on a new bot's unique name.
+ANNOUNCE_ATTEMPTS = 5
+
 
 class BotsPart(SqlBase):
     """Bots, their versions and uploaded code."""
 
     def upsert_builtin_bot(self, name: str, games: Sequence[str], description: str) -> BotRecord:
-        with self._tx() as s:
-            bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
-            now = utcnow()
-            if bot is None:
-                bot = m.Bot(name=name, origin="builtin", games=",".join(games), created_at=now)
-                bot.description = description
-                bot.retired = False
-                s.add(bot)
-                s.flush()
-                s.add(m.BotVersion(bot_id=bot.id, version=1, created_at=now))
-            elif bot.origin != "builtin":
-                raise StoreConflictError(f"bot name {name!r} is taken by an uploaded bot")
-            else:
-                merged = sorted(set(bot.games.split(",")) | set(games) - {""})
-                bot.games = ",".join(merged)
-                bot.description = description or bot.description
+        return self.upsert_builtin_bots([(name, games, description)])[0]
+
+    def upsert_builtin_bots(
+        self, bots: Sequence[tuple[str, Sequence[str], str]]
+    ) -> list[BotRecord]:
+        # One transaction for all: a conflict on one bot writes none. Two workers announcing
+        # the same new bot at once both see no row and both insert; the loser's transaction
+        # fails on the unique name and is run again, now finding the winner's row.
+        for attempt in range(ANNOUNCE_ATTEMPTS):
+            try:
+                with self._tx() as s:
+                    return [self._upsert_builtin(s, *bot) for bot in bots]
+            except IntegrityError:
+                if attempt == ANNOUNCE_ATTEMPTS - 1:
+                    raise
+        raise AssertionError("not reached")
+
+    def _upsert_builtin(
+        self, s: Session, name: str, games: Sequence[str], description: str
+    ) -> BotRecord:
+        bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
+        now = utcnow()
+        if bot is None:
+            bot = m.Bot(name=name, origin="builtin", games=",".join(games), created_at=now)
+            bot.description = description
+            bot.retired = False
+            s.add(bot)
             s.flush()
-            return self._bot_record(s, bot)
+            s.add(m.BotVersion(bot_id=bot.id, version=1, created_at=now))
+        elif bot.origin != "builtin":
+            raise StoreConflictError(f"bot name {name!r} is taken by an uploaded bot")
+        else:
+            merged = sorted(set(bot.games.split(",")) | set(games) - {""})
+            bot.games = ",".join(merged)
+            bot.description = description or bot.description
+        s.flush()
+        return self._bot_record(s, bot)
 
     def add_bot_version(
         self, name: str, game: str, code: bytes, sha256: str, description: str, owner_id: int

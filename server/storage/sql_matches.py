@@ -18,7 +18,7 @@ from server.storage.base import (
     TournamentStatus,
     utcnow,
 )
-from server.storage.sql_ratings import apply_ratings
+from server.storage.sql_ratings import apply_ratings, lock_ratings
 from server.storage.sqlbase import FINAL, SqlBase, rowcount
 
 
@@ -139,6 +139,7 @@ class MatchesPart(SqlBase):
             )
             if rowcount(res) != 1:
                 return False
+            lock_ratings(s)  # before the result log: a rebuild sees this result or waits
             match = s.get(m.Match, match_id)
             assert match is not None
             seats = s.scalars(

@@ -4,12 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
 from server import elo
 from server.storage import models as m
 from server.storage.sqlbase import SqlBase
+
+#: The PostgreSQL advisory lock that rating writers take (the bytes of "hamlet-r").
+RATINGS_LOCK = int.from_bytes(b"hamlet-r", "big") & (2**63 - 1)
+
+
+def lock_ratings(s: Session) -> None:
+    """Serialize the writers of the ratings table until the caller's transaction ends.
+
+    Recording a result and ``rebuild-ratings`` may run in different processes. Without a
+    lock, a rebuild deletes and re-inserts the rows a recording has just found missing, and
+    one of the two inserts fails on the table's primary key. On PostgreSQL this takes a
+    transaction-scoped advisory lock; SQLite has one writer at a time already (each writer
+    here starts its transaction with a write, so it holds the lock before it reads).
+    """
+    if s.get_bind().dialect.name == "postgresql":
+        s.execute(text("select pg_advisory_xact_lock(:key)"), {"key": RATINGS_LOCK})
 
 
 def apply_ratings(s: Session, game: str, bots: Sequence[str], ranks: Sequence[int]) -> None:
@@ -42,6 +58,10 @@ class RatingsPart(SqlBase):
 
     def rebuild_ratings(self, game: str) -> list[elo.BotRating]:
         with self._tx() as s:
+            lock_ratings(s)
+            # Delete first: on SQLite the write takes the database lock before the log is
+            # read, so no result recorded meanwhile is left out of the rebuilt table.
+            s.execute(delete(m.Rating).where(m.Rating.game == game))
             log = s.scalars(
                 select(m.ResultLog)
                 .where(m.ResultLog.game == game, m.ResultLog.rated.is_(True))
@@ -50,9 +70,6 @@ class RatingsPart(SqlBase):
             table = elo.rebuild(
                 (r.bots.split(","), [int(x) for x in r.ranks.split(",")]) for r in log
             )
-            for old in s.scalars(select(m.Rating).where(m.Rating.game == game)).all():
-                s.delete(old)
-            s.flush()
             for line in table.values():
                 s.add(
                     m.Rating(

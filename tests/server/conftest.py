@@ -4,13 +4,15 @@ gRPC server on port 0 with an in-memory queue, and the throwaway toy game."""
 from __future__ import annotations
 
 import uuid
+import weakref
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
 import pytest
 from prometheus_client import CollectorRegistry
-from sqlalchemy import create_engine, text
+from sqlalchemy import Engine, create_engine, inspect, text
 
 from hamlet.channels import open_channel
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, worker_pb2_grpc
@@ -98,6 +100,8 @@ class Running:
         self.host = worker_pb2_grpc.MatchHostStub(self.worker_channel)
         self.store = server.store
         self._opened: list[grpc.Channel] = [self.anon_channel, self.channel, self.worker_channel]
+        #: Attempt tokens of the claims tests made, by match id.
+        self.attempts: dict[str, str] = {}
 
     def channel_for(self, token: str | None) -> grpc.Channel:
         """A channel whose calls carry ``token`` (None: anonymous), closed with the server."""
@@ -149,3 +153,85 @@ def snapshot(store: SqlStore) -> dict[str, list[tuple[str, ...]]]:
             rows = conn.execute(select(table)).all()
             out[name] = sorted(tuple(str(v) for v in row) for row in rows)
     return out
+
+
+#: gRPC metadata, as ``metadata=`` takes it.
+Metadata = tuple[tuple[str, str], ...]
+
+
+def _bearer(data_dir: Path, name: str) -> Metadata:
+    return (("authorization", f"Bearer {(data_dir / name).read_text().strip()}"),)
+
+
+@pytest.fixture
+def admin_metadata(request: pytest.FixtureRequest) -> Metadata:
+    """Metadata for ``Arena`` calls made on behalf of the test server's administrator."""
+    run = request.getfixturevalue("served" if "served" in request.fixturenames else "running")
+    return _bearer(run.server.settings.data_dir, "admin.token")
+
+
+@pytest.fixture
+def worker_metadata(request: pytest.FixtureRequest) -> Metadata:
+    """Metadata for ``MatchHost`` calls made on behalf of the test server's workers."""
+    run = request.getfixturevalue("served" if "served" in request.fixturenames else "running")
+    return _bearer(run.server.settings.data_dir, "worker.token")
+
+
+@contextmanager
+def postgres_database_url() -> Iterator[str]:
+    """A URL whose connections use a private, empty schema; the schema is dropped after."""
+    reason = postgres_reason()
+    if reason:
+        pytest.skip(reason)
+    schema = f"hamlet_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES_URL)
+    with admin.begin() as conn:
+        conn.execute(text(f"create schema {schema}"))
+    try:
+        yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f"drop schema {schema} cascade"))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def served(request: pytest.FixtureRequest, tmp_path: Path, toy: str) -> Iterator[Running]:
+    """Like ``running``, on SQLite and (when one answers) on PostgreSQL."""
+    with postgres_database_url() if request.param == "postgres" else _no_url() as database_url:
+        queue = MemoryEnqueuer()
+        registry = CollectorRegistry()
+        settings = Settings(
+            data_dir=tmp_path / "data",
+            database_url=database_url,
+            grpc_port=0,
+            metrics_port=-1,
+            reaper_interval_seconds=3600,
+        )
+        server, port = build_server(settings, enqueuer=queue, registry=registry)
+        run = Running(server, port, queue, registry)
+        try:
+            yield run
+        finally:
+            run.close()
+            server.stop(grace=1)
+
+
+@contextmanager
+def _no_url() -> Iterator[str]:
+    yield ""
+
+
+def row_counts(engine: Engine) -> dict[str, int]:
+    """Rows in every table of the store (to show that a refused call wrote nothing), in one
+    round trip; the table names are read from the database once per engine."""
+    tables = _tables.get(engine)
+    with engine.connect() as conn:
+        if tables is None:
+            tables = _tables[engine] = sorted(inspect(conn).get_table_names())
+        counts = ", ".join(f'(select count(*) from "{t}")' for t in tables)
+        row = conn.execute(text(f"select {counts}")).one()
+    return dict(zip(tables, (int(n) for n in row), strict=True))
+
+
+_tables: weakref.WeakKeyDictionary[Engine, list[str]] = weakref.WeakKeyDictionary()

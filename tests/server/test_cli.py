@@ -112,12 +112,13 @@ def test_hamlet_server_command_serves_and_stops(tmp_path: Path) -> None:
         "HAMLET_DATA_DIR": str(tmp_path),
         "HAMLET_GRPC_PORT": "0",
         "HAMLET_METRICS_PORT": "0",
-        "HAMLET_REDIS_URL": "redis://127.0.0.1:1/0",
+        "HAMLET_REDIS_URL": "redis://:secret@127.0.0.1:1/0",
+        "HAMLET_LOG_FORMAT": "json",
     }
     proc = subprocess.Popen(
         [sys.executable, "-m", "server.cli", "server"],
         stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stderr=subprocess.PIPE,
         env=env,
         text=True,
     )
@@ -140,7 +141,15 @@ def test_hamlet_server_command_serves_and_stops(tmp_path: Path) -> None:
         assert (tmp_path / "hamlet.db").exists()
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 0
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    lines = [json.loads(line) for line in err.splitlines()]
+    started = next(line for line in lines if line["message"].startswith("hamlet server started"))
+    assert started["level"] == "INFO"
+    assert f"grpc=127.0.0.1:{found.group(1)} " in started["message"]
+    assert "queue=redis://:***@127.0.0.1:1/0" in started["message"]
+    assert "secret" not in err
+    assert lines[-1]["message"] == "hamlet server stopping"
 
 
 def test_hamlet_server_reports_a_bad_setting(tmp_path: Path) -> None:

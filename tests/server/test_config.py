@@ -36,8 +36,16 @@ def test_environment_overrides() -> None:
         ({"HAMLET_REDIS_URL": "http://x"}, "redis://"),
         ({"HAMLET_MAX_MATCH_ATTEMPTS": "0"}, "at least 1"),
         ({"HAMLET_MATCH_LEASE_SECONDS": "-1"}, "positive"),
+        ({"HAMLET_LOG_LEVEL": "LOUD"}, "HAMLET_LOG_LEVEL must be one of DEBUG, INFO"),
+        ({"HAMLET_LOG_FORMAT": "xml"}, "HAMLET_LOG_FORMAT must be one of text, json"),
     ],
 )
 def test_bad_values_are_named(env: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         Settings.from_env(env)
+
+
+def test_log_settings() -> None:
+    s = Settings.from_env({"HAMLET_LOG_LEVEL": "debug", "HAMLET_LOG_FORMAT": "JSON"})
+    assert (s.log_level, s.log_format) == ("DEBUG", "json")
+    assert (Settings.from_env({}).log_level, Settings.from_env({}).log_format) == ("INFO", "text")

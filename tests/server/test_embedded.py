@@ -58,6 +58,9 @@ def test_up_demo_only(tmp_path: Path) -> None:
     for text in ("Hamlet is up", "gRPC server", "redis", "Elo leaderboard: village", "stopping"):
         assert text in out
     assert (tmp_path / "data" / "hamlet.db").exists()
+    assert "hamlet server started: grpc=127.0.0.1:" in (
+        tmp_path / "data" / "logs" / "server.log"
+    ).read_text(encoding="utf-8")
     assert _leftovers(tmp_path / "data") == []
 
 

@@ -103,6 +103,13 @@ def test_crash_is_reported_with_stderr_tail(tmp_path: Path) -> None:
     assert "status 3" in err.value.detail and "boom: bad state" in err.value.detail
 
 
+def test_nul_characters_leave_the_stderr_tail(tmp_path: Path) -> None:
+    source = HEADER + "read()\nsys.stderr.write('bo\\0om\\0\\n')\nsys.exit(3)\n"
+    with SandboxedBot(bot_file(tmp_path, source)) as bot, pytest.raises(BotError) as err:
+        bot.exchange(b"x", 10)
+    assert "boom" in err.value.detail and "\x00" not in err.value.detail
+
+
 def test_hang_times_out_and_is_killed(tmp_path: Path) -> None:
     source = HEADER + "read()\nimport time\ntime.sleep(600)\n"
     bot = SandboxedBot(bot_file(tmp_path, source))

@@ -1,0 +1,110 @@
+"""Server logging: one stderr handler on the root logger, text or JSON lines.
+
+``hamlet server`` calls :func:`configure` with the level and format of its settings
+(``HAMLET_LOG_LEVEL``, ``HAMLET_LOG_FORMAT``), then :func:`log_settings`. What is logged, and
+where: start-up settings (here, passwords hidden), refused writes and unexpected or storage
+errors (:mod:`server.boundary`), voided and failed matches (:mod:`server.services.matches`),
+reaper and queue failures (:mod:`server.app`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import urlsplit, urlunsplit
+
+from server.config import LOG_FORMATS as FORMATS
+from server.config import LOG_LEVELS as LEVELS
+
+if TYPE_CHECKING:
+    from server.config import Settings
+
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+log = logging.getLogger("server")
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, and the traceback if any."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False)
+
+
+class _Ours(logging.StreamHandler):  # type: ignore[type-arg]
+    """Marks the handler :func:`configure` installed, so a second call replaces it."""
+
+
+def configure(
+    level: str = "INFO", fmt: str = "text", stream: TextIO | None = None
+) -> logging.Handler:
+    """Log records of ``level`` and above to ``stream`` (stderr) as text or JSON lines;
+    returns the handler (replaced by the next call, or removed with :func:`unconfigure`)."""
+    if level.upper() not in LEVELS:
+        raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {level!r}")
+    if fmt not in FORMATS:
+        raise ValueError(f"log format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if isinstance(h, _Ours)]:
+        root.removeHandler(old)
+    handler = _Ours(stream if stream is not None else sys.stderr)
+    handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(TEXT_FORMAT))
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    # Alembic says "Context impl SQLiteImpl." at every start; keep it for DEBUG.
+    logging.getLogger("alembic").setLevel("DEBUG" if level.upper() == "DEBUG" else "WARNING")
+    return handler
+
+
+def unconfigure(handler: logging.Handler) -> None:
+    """Remove a handler :func:`configure` installed (before its stream is closed)."""
+    logging.getLogger().removeHandler(handler)
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password replaced by ``***`` (for logs)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable URL>"
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def log_settings(settings: Settings, grpc_port: int, metrics_port: int | None) -> None:
+    """One INFO line with the settings the server runs with (no secrets)."""
+    log.info(
+        "hamlet server started: grpc=%s:%d metrics=%s database=%s queue=%s data_dir=%s "
+        "lease=%gs queue_timeout=%gs reaper_interval=%gs max_attempts=%d "
+        "decision_time_ms=%d grpc_threads=%d log_level=%s log_format=%s",
+        settings.grpc_host,
+        grpc_port,
+        metrics_port if metrics_port else "disabled",
+        redact_url(settings.effective_database_url),
+        redact_url(settings.redis_url),
+        settings.data_dir,
+        settings.match_lease_seconds,
+        settings.queue_timeout_seconds,
+        settings.reaper_interval_seconds,
+        settings.max_match_attempts,
+        settings.default_decision_time_ms,
+        settings.max_workers,
+        settings.log_level,
+        settings.log_format,
+    )
