@@ -72,7 +72,9 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
             grpc_host="127.0.0.1",
             grpc_port=0,
             metrics_port=-1,
-            match_lease_seconds=8.0,
+            # Above the workers' hard limit (as in production): a live worker's claim never
+            # expires, and a late report of an expired one is refused.
+            match_lease_seconds=20.0,
             queue_timeout_seconds=30.0,
             reaper_interval_seconds=0.5,
             max_match_attempts=10,
