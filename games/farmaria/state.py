@@ -78,7 +78,7 @@ _SCALAR_ATTRS = (
     "discarded_any", "pending", "pending_owner", "move_card", "move_from", "thief", "victim",
     "theft_card", "theft_kind", "auctioneer", "lot", "lot_hand", "high", "high_bidder",
     "bidder", "drawn_owner", "babis_target", "babis_pools", "pay_stage", "bridge",
-    "ye_known", "tell_variant", "told", "lot_by_card", "reloc_to",
+    "ye_known", "tell_variant", "told", "lot_by_card", "reloc_to", "reloc_field",
 )  # fmt: skip
 
 
@@ -183,6 +183,7 @@ class FarmariaState(State):
         self.move_from = (0, -1)
         self.reloc: list[int] = []
         self.reloc_to = ACTION_3A  # the decision kind a demolition's relocations return to
+        self.reloc_field = -1  # the field of the demolished stable (FM-AMB-46: not a target)
         self.thief = -1
         self.victim = -1
         self.theft_card = -1
