@@ -12,11 +12,13 @@ import random
 
 from games.core import JSON
 from games.farmaria import data as d
-from games.farmaria import market
+from games.farmaria import accounting, market
 from games.farmaria.farm import CTYPE, NUM_CARDS, Field
 from games.farmaria.state import (
     AUCTION_BID,
     DECISION_NAMES,
+    PAY_4A,
+    REPAY_4A,
     SELECT,
     THEFT_DEFENCE,
     FarmariaState,
@@ -66,8 +68,10 @@ def _decision(s: FarmariaState, viewer: int) -> dict[str, JSON]:
         out["bidder"] = s.bidder
     if s.pending >= 0:
         out["placing"] = d.CARD_IDS[CTYPE[s.pending]]
-    if s.reloc:
-        out["relocating"] = _names(s.reloc[:1])
+    if s.reloc:  # every animal still waiting, the next one to relocate first
+        out["relocating"] = [d.CARD_IDS[CTYPE[c]] for c in s.reloc]
+    if s.dec in (PAY_4A, REPAY_4A):
+        out.update(accounting.payment_view(s))
     if s.drawn and viewer == s.drawn_owner:
         out["drawn"] = _names(s.drawn)
     return out
@@ -92,6 +96,10 @@ def observation(s: FarmariaState, viewer: int) -> dict[str, JSON]:
                        if s.played[p] >> (t - d.THIEF) & 1],
             "turn_passed": s.phase3_done[p],
             "gift_pending": s.gift_pending[p],
+            # FM-EVT-10: the tax evaded last year (public: the card was played) and the
+            # audit fine it sets this year (twice that amount, once an audit is drawn)
+            "evaded_last_year": s.evaded_amt_last[p] if s.evaded_last[p] else 0,
+            "audit_fine": s.audit_pen[p],
         }  # fmt: skip
         if not selecting:
             info["selected_count"] = len(s.sel[p]) + len(s.opp[p])

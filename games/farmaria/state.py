@@ -77,7 +77,7 @@ _SCALAR_ATTRS = (
     "year", "end_triggered", "over", "dec", "actor", "idx", "sel_left", "active",
     "discarded_any", "pending", "pending_owner", "move_card", "move_from", "thief", "victim",
     "theft_card", "theft_kind", "auctioneer", "lot", "lot_hand", "high", "high_bidder",
-    "bidder", "drawn_owner", "babis_target", "babis_pools", "pay_stage", "bridge",
+    "bidder", "drawn_owner", "babis_target", "babis_pools", "pay_stage", "bridge", "bridge_interest",
     "ye_known", "tell_variant", "told", "lot_by_card", "reloc_to", "reloc_field",
 )  # fmt: skip
 
@@ -201,7 +201,8 @@ class FarmariaState(State):
         self.babis_target = -1
         self.babis_pools: tuple[int, ...] = ()
         self.pay_stage = 0
-        self.bridge = 0
+        self.bridge = 0  # this year's bridge loan with its interest (FM-LOAN-1)
+        self.bridge_interest = 0  # the interest part of it
         self._legal: list[Action] | None = None
         self._legal_set: set[Action] | None = None
         self._result: Result | None = None
