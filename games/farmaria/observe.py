@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 
 from games.core import JSON
-from games.farmaria import data as d
 from games.farmaria import accounting, market
+from games.farmaria import data as d
 from games.farmaria.farm import CTYPE, NUM_CARDS, Field
 from games.farmaria.state import (
     AUCTION_BID,

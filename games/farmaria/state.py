@@ -77,8 +77,9 @@ _SCALAR_ATTRS = (
     "year", "end_triggered", "over", "dec", "actor", "idx", "sel_left", "active",
     "discarded_any", "pending", "pending_owner", "move_card", "move_from", "thief", "victim",
     "theft_card", "theft_kind", "auctioneer", "lot", "lot_hand", "high", "high_bidder",
-    "bidder", "drawn_owner", "babis_target", "babis_pools", "pay_stage", "bridge", "bridge_interest",
-    "ye_known", "tell_variant", "told", "lot_by_card", "reloc_to", "reloc_field",
+    "bidder", "drawn_owner", "babis_target", "babis_pools", "pay_stage", "bridge",
+    "bridge_interest", "ye_known", "tell_variant", "told", "lot_by_card", "reloc_to",
+    "reloc_field",
 )  # fmt: skip
 
 

@@ -7,9 +7,9 @@ and also offers it in ``pay_4a`` (FM-DEC-21) while the stable is still charged t
 from __future__ import annotations
 
 from games.farmaria import data as d
+from games.farmaria.farm import CTYPE
 from games.farmaria.flow import bit
 from games.farmaria.state import FarmariaState
-from games.farmaria.farm import CTYPE
 from tests.games.farmaria.helpers import act, at_3a, at_4a, blank, events, field, put, strs
 
 
