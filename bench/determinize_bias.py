@@ -12,11 +12,18 @@ as a sorted tuple), which is what the viewer cannot see. It prints:
 - real hand: the share of copies whose hand is the real one;
 - top alternative: per decision, the share of the most frequent hand other than the real
   one, averaged over the decisions;
-- real hand is the top hand: decisions where no alternative is drawn more often.
+- real hand is the top hand: decisions where no alternative is drawn more often;
+- real cards kept: copies in which the acting player holds exactly his real cards, card for
+  card (what a "keep the real hand" fallback produces; by chance it is all but impossible).
 
 An unbiased determinization draws the real hand no more often than the other consistent
 hands: the first figure should not stand out above the second. Everything is seeded, so
-the figures are the same on every run.
+the figures are the same on every run. Measured (defaults, 131 defence decisions, rules
+farmaria-3):
+
+    determinize                          real hand   top alternative   real is top   kept
+    keep the real hand after 20 re-deals   10.1%          1.3%            88.5%       9.9%
+    constructed deal (determinize.py)       0.2%          1.4%             1.5%       0.0%
 """
 
 from __future__ import annotations
@@ -74,15 +81,18 @@ def measure(num_games: int, copies: int, kinds: set[str]) -> dict[str, float]:
     real_hits = 0
     top_alt = 0.0
     real_top = 0
+    kept = 0
     found = decisions(num_games, kinds)
     for seed, i, s in found:
         p, viewer = s.actor, viewer_of(s)
         real = hand(s, p)
+        cards = (sorted(s.sel[p]), sorted(s.fd[p]), sorted(s.opp[p]))
         counts: Counter[Hand] = Counter()
         for c in range(copies):
             t = s.determinize(viewer, random.Random(f"{seed}/{i}/{c}"))
             assert isinstance(t, FarmariaState)
             counts[hand(t, p)] += 1
+            kept += (sorted(t.sel[p]), sorted(t.fd[p]), sorted(t.opp[p])) == cards
         real_hits += counts[real]
         alt = max((v for h, v in counts.items() if h != real), default=0)
         top_alt += alt / copies
@@ -93,6 +103,7 @@ def measure(num_games: int, copies: int, kinds: set[str]) -> dict[str, float]:
         "real": real_hits / (n * copies),
         "top_alternative": top_alt / n,
         "real_is_top": real_top / n,
+        "kept": kept / (n * copies),
     }
 
 
@@ -109,6 +120,7 @@ def main() -> None:
     print(f"real hand:                  {100 * r['real']:.1f}% of copies")
     print(f"top alternative (mean):     {100 * r['top_alternative']:.1f}% of copies")
     print(f"real hand is the top hand:  {100 * r['real_is_top']:.1f}% of decisions")
+    print(f"real cards kept:            {100 * r['kept']:.1f}% of copies")
 
 
 if __name__ == "__main__":

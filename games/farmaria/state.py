@@ -264,9 +264,9 @@ class FarmariaState(State):
         return observe.observation(self, -1)
 
     def determinize(self, player: int, rng: random.Random) -> State:
-        from games.farmaria import observe
+        from games.farmaria import determinize
 
-        return observe.determinize(self, player, rng)
+        return determinize.determinize(self, player, rng)
 
     def conserved_totals(self) -> dict[str, int]:
         from games.farmaria import observe
