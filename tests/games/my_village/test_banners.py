@@ -4,11 +4,16 @@ MV-DP-3..7, MV-DP-9) and the worked examples EX-3 and EX-4."""
 from __future__ import annotations
 
 import random
+from typing import Any
+
+import pytest
 
 from games.my_village import data as md
+from games.my_village import black
 from games.my_village.actions import ACTION_TYPES, Black, Chronicle, WhiteMode
-from games.my_village.player import PLOUGHED
+from games.my_village.player import PLOUGHED, Village
 from games.my_village.rounds import Phase
+from games.my_village.state import MyVillageState
 from tests.games.my_village.helpers import (
     act,
     give,
@@ -76,16 +81,47 @@ def test_MV_ACT_3_costs_must_be_payable() -> None:
     assert "black MONK_PEN" in options(st)
 
 
-def test_MV_ACT_4_time_then_extra_cost_then_action() -> None:
+def test_MV_ACT_4_time_then_extra_cost_then_action(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Covers: MV-ACT-4
+
+    The end state is the same in any order, so the three steps are watched as they happen:
+    each records what was already paid when it ran."""
     st = new(2)
     v = village(st)
     v.time_pos = 9
     v.sp_tree = 4
     v.wildcards = 1
     st.monk_stacks[0] = ["M-P1"]
+    steps: list[tuple[str, int, int, int]] = []  # (step, time position, wildcards, monks)
+
+    def seen(step: str) -> None:
+        steps.append((step, v.time_pos, v.wildcards, len(v.monks)))
+
+    real_time, real_take, real_monk = black.pay_time, Village.take_good, black._monk
+
+    def pay_time(state: MyVillageState, time: int) -> None:
+        seen("time")
+        real_time(state, time)
+
+    def take_good(self: Village, good: int, source: Any) -> None:
+        seen("extra cost")
+        real_take(self, good, source)
+
+    def monk(state: MyVillageState, card_id: str) -> bool:
+        seen("action")
+        return real_monk(state, card_id)
+
+    monkeypatch.setattr(black, "pay_time", pay_time)
+    monkeypatch.setattr(Village, "take_good", take_good)
+    monkeypatch.setattr(black, "_monk", monk)
     to_value(st, 4)
     act(st, "black MONK_PEN")
-    assert v.time_pos == 1 and v.pending_deaths == 1  # 2 time: the bridge was crossed
+    assert steps == [
+        ("time", 9, 1, 0),  # nothing paid yet
+        ("extra cost", 1, 1, 0),  # the 2 time paid (the bridge was crossed), the wildcard not
+        ("action", 1, 0, 0),  # both paid, the monk not yet placed
+    ]
+    assert v.time_pos == 1 and v.pending_deaths == 1
     act(st, "bury merchant")
     assert v.wildcards == 0  # extra cost paid
     assert v.sp_house == 3 and v.monks == ["M-P1"]  # then the action
