@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from games.my_village import data as md
 from games.my_village import black
+from games.my_village import data as md
 from games.my_village.actions import ACTION_TYPES, Black, Chronicle, WhiteMode
 from games.my_village.player import PLOUGHED, Village
 from games.my_village.rounds import Phase
