@@ -286,7 +286,8 @@ def test_MV_WHT_3_any_number_each_once_in_chosen_order() -> None:
     assert v.craft_goods[0] == 1 and v.coins == 1 and st.to_move() in (0, 1)
 
 
-def test_MV_WHT_4_meeting_point_last() -> None:
+def _meeting_point_on_12() -> tuple[MyVillageState, Village]:
+    """Player 0 rolled 12 with a meeting point (white 2/12) and K07 (4/12, a beer) waiting."""
     st = new(2)
     v = village(st)
     give(st, 0, "MEETING_POINT")
@@ -295,10 +296,29 @@ def test_MV_WHT_4_meeting_point_last() -> None:
     v.coins = 2
     to_value(st, 12)
     act(st, "white banners")
-    assert "white meeting_point" in options(st)
+    return st, v
+
+
+def test_MV_WHT_4_meeting_point_last() -> None:
+    """Covers: MV-WHT-4
+
+    Random play never reaches the meeting point's white banner (a meeting point, a
+    councilman, a roll of 2 or 12 and a coin at once), so both orders are built here:
+    taken first, it ends the white sequence at once (K07 stays unserved); taken after the
+    customer, it is still offered, and it is the last."""
+    st, v = _meeting_point_on_12()
+    assert options(st) == ["white meeting_point", "white customer K07 paying building"]
     act(st, "white meeting_point")
     assert st.to_move() == 1  # the sequence ended at once; K07 was not served
     assert v.waiting == ["K07"] and v.mp_markers == [1] and v.coins == 1
+
+    st, v = _meeting_point_on_12()
+    act(st, "white customer K07 paying building")
+    assert st.to_move() == 0 and v.waiting == []  # served; the white sequence goes on
+    assert "white meeting_point" in options(st)
+    act(st, "white meeting_point")
+    assert st.to_move() == 1  # nothing may follow it
+    assert v.mp_markers == [1]
 
 
 def test_MV_WHT_5_play_banner_one_sp_free() -> None:
