@@ -23,7 +23,8 @@ class Decision:
 
     game: str
     seat: int
-    decision_index: int
+    #: How many decisions this seat was asked before this one (its own count, not the match's).
+    seat_decision_index: int
     #: This decision's deadline plus what is left of the seat's time bank, in seconds.
     time_left_s: float
 

@@ -73,7 +73,7 @@ def _request(
             decision.game,
             match_id,
             decision.seat,
-            decision.decision_index,
+            decision.seat_decision_index,
             state.observation(decision.seat),
             list(legal),
             int(timeout_s * 1000),

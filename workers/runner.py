@@ -51,13 +51,14 @@ class EngineError(InfrastructureError):
 class _Seat:
     """Mutable per-seat bookkeeping for one match."""
 
-    __slots__ = ("bank_s", "client", "fallback", "forfeit")
+    __slots__ = ("asked", "bank_s", "client", "fallback", "forfeit")
 
     def __init__(self, client: SeatClient, bank_s: float, fallback: random.Random) -> None:
         self.client = client
         self.bank_s = bank_s
         self.fallback = fallback
         self.forfeit: Forfeit | None = None
+        self.asked = 0  # this seat's decisions so far: the only counter a bot is told
 
 
 def run_match(
@@ -140,12 +141,14 @@ def _ask(
     reraise: tuple[type[BaseException], ...],
 ) -> tuple[int, float, bool]:
     """(index into legal, seconds the bot took, whether the fallback chose)."""
+    own_index = seat.asked
+    seat.asked += 1
     if seat.forfeit is not None:
         return seat.fallback.randrange(len(legal)), 0.0, True
     player = state.to_move()
     assert player is not None  # checked by the caller
     time_left = plan.decision_time_s + max(0.0, seat.bank_s)
-    decision = Decision(plan.game, player, decision_index, time_left)
+    decision = Decision(plan.game, player, own_index, time_left)
     fault: BotError | None = None
     index = -1
     began = clock()

@@ -23,9 +23,9 @@ class FarmariaSpec(GameSpec):
     display_name: ClassVar[str] = "Farmaria"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 6
-    rules_version: ClassVar[str] = (
-        "farmaria-2"  # 2: stables may be demolished in 4a too (the Greek)
-    )
+    # 2: stables may be demolished in 4a too (the Greek, FM-AMB-29);
+    # 3: a demolished stable's animals go to another field or are sold (the Greek, FM-AMB-46)
+    rules_version: ClassVar[str] = "farmaria-3"
     max_decisions: ClassVar[int] = 20000
     action_types: ClassVar[tuple[type[Action], ...]] = ACTION_TYPES
 

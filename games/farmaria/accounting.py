@@ -44,6 +44,7 @@ def begin_4a(s: FarmariaState, idx: int) -> None:
         if evading(s, p):  # FM-ACT-10 / FM-AMB-51: tax at the start of the payment stage
             s.evaded_amt_now[p] = tax_of(s.farm[p])
         s.bridge = 0
+        s.bridge_interest = 0
         s.pay_stage = 1
         if not continue_4a(s):
             return
@@ -67,6 +68,7 @@ def continue_4a(s: FarmariaState) -> bool:
         s.wallet[p] -= owed
         s.debt[p] = 0
         s.bridge = 0
+        s.bridge_interest = 0
         return True
     s.dec = REPAY_4A
     s.actor = p
@@ -93,6 +95,27 @@ def legal_pay(s: FarmariaState) -> list[Action]:
     return out
 
 
+def payment_view(s: FarmariaState) -> dict[str, int]:
+    """What the pending ``pay_4a`` / ``repay_4a`` decision is about (all public, FM-MONEY-1).
+
+    ``payment_due`` is what this stage asks: P (with its parts) in ``pay_4a``, last year's
+    debt plus this year's loan (``loan`` + ``loan_interest``) in ``repay_4a``; ``shortfall``
+    is what the wallet lacks, and borrowing takes exactly that with ``borrow_interest``."""
+    p = s.order[s.idx]
+    out: dict[str, int] = {}
+    if s.pay_stage == 1:
+        tax = tax_of(s.farm[p]) if tax_due(s, p) else 0
+        upkeep = upkeep_of(s, p)
+        due = tax + s.audit_pen[p] + upkeep
+        out.update(tax_due=tax, audit_fine=s.audit_pen[p], upkeep_due=upkeep)
+    else:
+        due = s.debt[p] + s.bridge
+        out.update(loan=s.bridge - s.bridge_interest, loan_interest=s.bridge_interest)
+    short = max(0, due - s.wallet[p])
+    out.update(payment_due=due, shortfall=short, borrow_interest=interest(short))
+    return out
+
+
 def resume_4a(s: FarmariaState) -> None:
     """Carry on with the current player's 4a stages, then the next players'."""
     if continue_4a(s):
@@ -110,13 +133,15 @@ def apply_pay(s: FarmariaState, a: Action) -> None:
         sell_owned(s, p, CARD_INDEX[a.card], a.field, a.stable, False)
     elif s.pay_stage == 1:  # bridge loan of exactly the shortfall (FM-LOAN-1)
         short = amount_due(s, p) - s.wallet[p]
-        s.bridge = short + interest(short)
+        s.bridge_interest = interest(short)
+        s.bridge = short + s.bridge_interest
         s.wallet[p] = 0
         after_payment(s, p)
     else:  # re-borrow the remainder, carried with fresh interest (FM-LOAN-3)
         rest = s.debt[p] + s.bridge - s.wallet[p]
         s.debt[p] = rest + interest(rest)
         s.bridge = 0
+        s.bridge_interest = 0
         s.wallet[p] = 0
         begin_4a(s, s.idx + 1)
         return

@@ -38,6 +38,7 @@ def demolish_stable(s: FarmariaState, p: int, a: Demolish, resume: int) -> None:
     s.removed.append(f.stables.pop(a.stable))
     s.reloc = f.inside.pop(a.stable)
     s.reloc_to = resume
+    s.reloc_field = a.field
     s.actor = p
     next_relocation(s)
 
@@ -46,6 +47,7 @@ def next_relocation(s: FarmariaState) -> None:
     if s.reloc:
         s.dec = RELOCATE
         return
+    s.reloc_field = -1
     farm_changed(s, s.actor)  # relocated animals may complete a field (FM-END-1(c))
     if s.reloc_to == ACTION_3A:
         back_to_3a(s)
@@ -56,9 +58,13 @@ def next_relocation(s: FarmariaState) -> None:
 
 
 def legal_relocate(s: FarmariaState) -> list[Action]:
-    """FM-DEC-10: each legal location, plus ``sell``."""
+    """FM-DEC-10: each legal location in another field of the player, plus ``sell``.
+
+    The Greek (p.4): «θα πρέπει ο παίκτης να τα μετακινήσει σε άλλο Χωράφι του, αλλιώς θα
+    πρέπει να τα πουλήσει» -- to *another* field, otherwise sold (FM-AMB-46). With no other
+    field that has room, ``sell`` is the only option and the engine applies it."""
     locs = locations_for(s.farm[s.actor], CTYPE[s.reloc[0]])
-    out: list[Action] = [place(fi, st) for fi, st in locs]
+    out: list[Action] = [place(fi, st) for fi, st in locs if fi != s.reloc_field]
     out.append(SELL_INSTEAD)
     return out
 

@@ -202,6 +202,16 @@ def defence_options(s: FarmariaState, p: int) -> list[int]:
     return out
 
 
+def defence_types(s: FarmariaState, p: int) -> list[int]:
+    """The event-defence card types p would be allowed to play now, held or not."""
+    e = s.effective
+    return [
+        t
+        for t, ev, played_bit, barred in _DEFENCES
+        if e >> ev & 1 and not s.played[p] & played_bit and s.char[p] != barred
+    ]
+
+
 def next_defence(s: FarmariaState) -> None:
     """Step 4: the event-defence window in turn order; then step 5, the audit reshuffle."""
     while s.idx < s.n:

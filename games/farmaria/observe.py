@@ -1,4 +1,4 @@
-"""What each player sees (FM-STATE-2), determinization and conserved totals.
+"""What each player sees (FM-STATE-2) and conserved totals (determinization: ``determinize``).
 
 Public: characters, wallets, debts, farms, defamations, jail, card counts, CM tops (and
 stack sizes), pile sizes, the used Year Events. Hidden: hand identities (own hand shown to
@@ -8,15 +8,15 @@ Tasos (and whoever he told, variant) sees the coming two events before phase 2.
 
 from __future__ import annotations
 
-import random
-
 from games.core import JSON
+from games.farmaria import accounting, market
 from games.farmaria import data as d
-from games.farmaria import market
 from games.farmaria.farm import CTYPE, NUM_CARDS, Field
 from games.farmaria.state import (
     AUCTION_BID,
     DECISION_NAMES,
+    PAY_4A,
+    REPAY_4A,
     SELECT,
     THEFT_DEFENCE,
     FarmariaState,
@@ -66,8 +66,10 @@ def _decision(s: FarmariaState, viewer: int) -> dict[str, JSON]:
         out["bidder"] = s.bidder
     if s.pending >= 0:
         out["placing"] = d.CARD_IDS[CTYPE[s.pending]]
-    if s.reloc:
-        out["relocating"] = _names(s.reloc[:1])
+    if s.reloc:  # every animal still waiting, the next one to relocate first
+        out["relocating"] = [d.CARD_IDS[CTYPE[c]] for c in s.reloc]
+    if s.dec in (PAY_4A, REPAY_4A):
+        out.update(accounting.payment_view(s))
     if s.drawn and viewer == s.drawn_owner:
         out["drawn"] = _names(s.drawn)
     return out
@@ -92,6 +94,10 @@ def observation(s: FarmariaState, viewer: int) -> dict[str, JSON]:
                        if s.played[p] >> (t - d.THIEF) & 1],
             "turn_passed": s.phase3_done[p],
             "gift_pending": s.gift_pending[p],
+            # FM-EVT-10: the tax evaded last year (public: the card was played) and the
+            # audit fine it sets this year (twice that amount, once an audit is drawn)
+            "evaded_last_year": s.evaded_amt_last[p] if s.evaded_last[p] else 0,
+            "audit_fine": s.audit_pen[p],
         }  # fmt: skip
         if not selecting:
             info["selected_count"] = len(s.sel[p]) + len(s.opp[p])
@@ -123,62 +129,6 @@ def observation(s: FarmariaState, viewer: int) -> dict[str, JSON]:
         if s.ye_known >> viewer & 1:  # FM-P1-2, FM-CHAR-10
             obs["foresight"] = [EVENT_IDS[market.ETYPE[pile[-1]]] for pile in s.ye_piles if pile]
     return obs
-
-
-#: re-deals tried before the acting player's hidden cards are kept as they are
-REDEAL_TRIES = 20
-
-
-def determinize(s: FarmariaState, viewer: int, rng: random.Random) -> FarmariaState:
-    """Re-deal every card ``viewer`` cannot identify and re-order the event piles.
-
-    The viewer sees that the acting player is being asked, so a real decision (two options
-    or more) is pending: deals that would leave it a single option are rejected; after
-    ``REDEAL_TRIES`` failures the acting player's own hidden cards are kept.
-    """
-    from games.farmaria import rules
-
-    t = s.clone()
-    for attempt in range(REDEAL_TRIES + 1):
-        t = s.clone()
-        keep_actor = attempt == REDEAL_TRIES
-        _redeal(t, viewer, rng, keep_actor)
-        if t.over or len(rules.legal(t)) >= 2:
-            break
-    if not t.ye_known >> viewer & 1:
-        evs = t.ye_piles[0] + t.ye_piles[1]
-        rng.shuffle(evs)
-        n0 = len(t.ye_piles[0])
-        t.ye_piles = [evs[:n0], evs[n0:]]
-    else:  # Tasos (or whoever he told) knows the two tops
-        for pile in t.ye_piles:
-            if len(pile) > 1:
-                rest = pile[:-1]
-                rng.shuffle(rest)
-                pile[:-1] = rest
-    t.chance = s.chance.reseeded(rng)
-    t.invalidate()
-    if not t.over:
-        t._legal = rules.legal(t)
-    return t
-
-
-def _redeal(t: FarmariaState, viewer: int, rng: random.Random, keep_actor: bool) -> None:
-    """Shuffle the cards ``viewer`` cannot identify among the places they could be."""
-    fixed = t.known_all | t.known_by[viewer]
-    zones: list[list[int]] = []
-    for q in range(t.n):
-        if q == viewer or (keep_actor and q == t.actor):
-            continue
-        zones.extend((t.sel[q], t.fd[q], t.opp[q]))  # an unrevealed split is redrawn too
-    if t.drawn and t.drawn_owner != viewer and not (keep_actor and t.drawn_owner == t.actor):
-        zones.append(t.drawn)
-    zones.append(t.deck)
-    pool = [c for z in zones for c in z if c not in fixed]
-    rng.shuffle(pool)
-    it = iter(pool)
-    for z in zones:
-        z[:] = [c if c in fixed else next(it) for c in z]
 
 
 def conserved_totals(s: FarmariaState) -> dict[str, int]:

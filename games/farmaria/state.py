@@ -78,7 +78,8 @@ _SCALAR_ATTRS = (
     "discarded_any", "pending", "pending_owner", "move_card", "move_from", "thief", "victim",
     "theft_card", "theft_kind", "auctioneer", "lot", "lot_hand", "high", "high_bidder",
     "bidder", "drawn_owner", "babis_target", "babis_pools", "pay_stage", "bridge",
-    "ye_known", "tell_variant", "told", "lot_by_card", "reloc_to",
+    "bridge_interest", "ye_known", "tell_variant", "told", "lot_by_card", "reloc_to",
+    "reloc_field",
 )  # fmt: skip
 
 
@@ -183,6 +184,7 @@ class FarmariaState(State):
         self.move_from = (0, -1)
         self.reloc: list[int] = []
         self.reloc_to = ACTION_3A  # the decision kind a demolition's relocations return to
+        self.reloc_field = -1  # the field of the demolished stable (FM-AMB-46: not a target)
         self.thief = -1
         self.victim = -1
         self.theft_card = -1
@@ -200,7 +202,8 @@ class FarmariaState(State):
         self.babis_target = -1
         self.babis_pools: tuple[int, ...] = ()
         self.pay_stage = 0
-        self.bridge = 0
+        self.bridge = 0  # this year's bridge loan with its interest (FM-LOAN-1)
+        self.bridge_interest = 0  # the interest part of it
         self._legal: list[Action] | None = None
         self._legal_set: set[Action] | None = None
         self._result: Result | None = None
@@ -261,9 +264,9 @@ class FarmariaState(State):
         return observe.observation(self, -1)
 
     def determinize(self, player: int, rng: random.Random) -> State:
-        from games.farmaria import observe
+        from games.farmaria import determinize
 
-        return observe.determinize(self, player, rng)
+        return determinize.determinize(self, player, rng)
 
     def conserved_totals(self) -> dict[str, int]:
         from games.farmaria import observe

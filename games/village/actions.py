@@ -8,6 +8,7 @@ import enum
 from dataclasses import dataclass
 
 from games.core import Action
+from games.village import data as vd
 
 
 class Space(enum.Enum):
@@ -197,14 +198,23 @@ class Return(Action):
 
 @dataclass(frozen=True, slots=True)
 class Buy(Action):
-    """V-DP-9: buy a good; ``coins`` = coins used per colour of the price, in colour order."""
+    """V-DP-9: buy a good; ``coins`` = coins used per colour of the price, in colour order
+    (its ``str()`` names the colours they replace, so two splits never print alike)."""
 
     building: Building
     good: Good
     coins: tuple[int, ...]
 
     def __str__(self) -> str:
-        return f"buy {self.good.value} at {self.building.value}{_coins(sum(self.coins))}"
+        # Two splits of the same total differ in the colour the coins replace: name it.
+        price = vd.BUY_CUBES[BUILDINGS.index(self.building)] or ()
+        priced = [COLOURS[c].value for c, need in enumerate(price) if need]
+        used = [(priced[i], k) for i, k in enumerate(self.coins) if k]
+        if len(used) == 1:
+            where = f" for {used[0][0]}"
+        else:
+            where = "".join(f"{', ' if i else ' for '}{c} {k}" for i, (c, k) in enumerate(used))
+        return f"buy {self.good.value} at {self.building.value}{_coins(sum(self.coins))}{where}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,17 +35,22 @@ def decision_request(
     game: str,
     match_id: str,
     seat: int,
-    decision_index: int,
+    seat_decision_index: int,
     observation: Mapping[str, Any],
     legal: list[Action],
     time_left_ms: int,
 ) -> common_pb2.DecisionRequest:
-    """The request a bot answers for one decision."""
+    """The request a bot answers for one decision.
+
+    ``seat_decision_index`` counts this seat's own decisions only: a match-wide count would
+    tell the seat how many decisions the others were asked, some of them hidden (a defence
+    asked only of a player holding the card). See docs/bot-authors.md, "What a request
+    does not tell you"."""
     return common_pb2.DecisionRequest(
         match_id=match_id,
         game=game,
         seat=seat,
-        decision_index=decision_index,
+        seat_decision_index=seat_decision_index,
         observation=game_observation(game, observation),
         legal_actions=[game_action(game, a) for a in legal],
         time_left_ms=max(0, int(time_left_ms)),

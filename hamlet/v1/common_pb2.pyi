@@ -177,15 +177,17 @@ class DecisionRequest(_message.Message):
     MATCH_ID_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
-    DECISION_INDEX_FIELD_NUMBER: _builtins.int
+    SEAT_DECISION_INDEX_FIELD_NUMBER: _builtins.int
     OBSERVATION_FIELD_NUMBER: _builtins.int
     LEGAL_ACTIONS_FIELD_NUMBER: _builtins.int
     TIME_LEFT_MS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     game: _builtins.str
     seat: _builtins.int
-    decision_index: _builtins.int
-    """index of this decision in the match's log"""
+    seat_decision_index: _builtins.int
+    """How many decisions this seat was asked before this one in the match (0, 1, 2, ...): the
+    seat's own count, the same whatever the other seats were asked in between.
+    """
     time_left_ms: _builtins.int
     """this decision's deadline plus what is left of the bank"""
     @_builtins.property
@@ -202,14 +204,14 @@ class DecisionRequest(_message.Message):
         match_id: _builtins.str = ...,
         game: _builtins.str = ...,
         seat: _builtins.int = ...,
-        decision_index: _builtins.int = ...,
+        seat_decision_index: _builtins.int = ...,
         observation: Global___GameObservation | None = ...,
         legal_actions: _abc.Iterable[Global___GameAction] | None = ...,
         time_left_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["observation", b"observation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_index", b"decision_index", "game", b"game", "legal_actions", b"legal_actions", "match_id", b"match_id", "observation", b"observation", "seat", b"seat", "time_left_ms", b"time_left_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "legal_actions", b"legal_actions", "match_id", b"match_id", "observation", b"observation", "seat", b"seat", "seat_decision_index", b"seat_decision_index", "time_left_ms", b"time_left_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

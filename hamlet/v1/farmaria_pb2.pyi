@@ -1065,6 +1065,8 @@ class FarmariaPlayer(_message.Message):
     SELECTED_FIELD_NUMBER: _builtins.int
     FACE_DOWN_FIELD_NUMBER: _builtins.int
     OPPORTUNITY_FIELD_NUMBER: _builtins.int
+    EVADED_LAST_YEAR_FIELD_NUMBER: _builtins.int
+    AUDIT_FINE_FIELD_NUMBER: _builtins.int
     character: _builtins.str
     """null until chosen"""
     wallet: _builtins.int
@@ -1082,6 +1084,10 @@ class FarmariaPlayer(_message.Message):
     """selected cards (opportunity included)"""
     face_down_count: _builtins.int
     opportunity_count: _builtins.int
+    evaded_last_year: _builtins.int
+    """the tax evaded last year (0: none); an audit fines twice it"""
+    audit_fine: _builtins.int
+    """this year's audit penalty, due in 4a (0: none)"""
     @_builtins.property
     def farm(self) -> _containers.RepeatedCompositeFieldContainer[Global___FarmariaField]:
         """the fields of this seat's farm"""
@@ -1123,10 +1129,12 @@ class FarmariaPlayer(_message.Message):
         selected: _shape_pb2.StringList | None = ...,
         face_down: _shape_pb2.StringList | None = ...,
         opportunity: _shape_pb2.StringList | None = ...,
+        evaded_last_year: _builtins.int = ...,
+        audit_fine: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_character", b"_character", "_face_down_count", b"_face_down_count", "_opportunity_count", b"_opportunity_count", "_selected_count", b"_selected_count", "character", b"character", "face_down", b"face_down", "face_down_count", b"face_down_count", "opportunity", b"opportunity", "opportunity_count", b"opportunity_count", "selected", b"selected", "selected_count", b"selected_count"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_character", b"_character", "_face_down_count", b"_face_down_count", "_opportunity_count", b"_opportunity_count", "_selected_count", b"_selected_count", "character", b"character", "debt", b"debt", "defamations", b"defamations", "face_down", b"face_down", "face_down_count", b"face_down_count", "farm", b"farm", "gift_pending", b"gift_pending", "hand_size", b"hand_size", "jailed", b"jailed", "jailed_next_year", b"jailed_next_year", "opportunity", b"opportunity", "opportunity_count", b"opportunity_count", "played", b"played", "selected", b"selected", "selected_count", b"selected_count", "turn_passed", b"turn_passed", "vp", b"vp", "wallet", b"wallet"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_character", b"_character", "_face_down_count", b"_face_down_count", "_opportunity_count", b"_opportunity_count", "_selected_count", b"_selected_count", "audit_fine", b"audit_fine", "character", b"character", "debt", b"debt", "defamations", b"defamations", "evaded_last_year", b"evaded_last_year", "face_down", b"face_down", "face_down_count", b"face_down_count", "farm", b"farm", "gift_pending", b"gift_pending", "hand_size", b"hand_size", "jailed", b"jailed", "jailed_next_year", b"jailed_next_year", "opportunity", b"opportunity", "opportunity_count", b"opportunity_count", "played", b"played", "selected", b"selected", "selected_count", b"selected_count", "turn_passed", b"turn_passed", "vp", b"vp", "wallet", b"wallet"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__character: _TypeAlias = _typing.Literal["character"]  # noqa: Y015
     _WhichOneofArgType__character: _TypeAlias = _typing.Literal["_character", b"_character"]  # noqa: Y015
@@ -1264,6 +1272,14 @@ class FarmariaDecision(_message.Message):
     PLACING_FIELD_NUMBER: _builtins.int
     RELOCATING_FIELD_NUMBER: _builtins.int
     DRAWN_FIELD_NUMBER: _builtins.int
+    PAYMENT_DUE_FIELD_NUMBER: _builtins.int
+    TAX_DUE_FIELD_NUMBER: _builtins.int
+    AUDIT_FINE_FIELD_NUMBER: _builtins.int
+    UPKEEP_DUE_FIELD_NUMBER: _builtins.int
+    LOAN_FIELD_NUMBER: _builtins.int
+    LOAN_INTEREST_FIELD_NUMBER: _builtins.int
+    SHORTFALL_FIELD_NUMBER: _builtins.int
+    BORROW_INTEREST_FIELD_NUMBER: _builtins.int
     kind: _builtins.str
     player: _builtins.int
     """the seat asked; null once over"""
@@ -1287,6 +1303,26 @@ class FarmariaDecision(_message.Message):
     """auction_bid: the seat bidding"""
     placing: _builtins.str
     """the card being placed"""
+    payment_due: _builtins.int
+    """pay_4a / repay_4a (FM-MONEY-1): what the payment is about, all public.
+    pay_4a: P = tax + audit fine + upkeep;
+    """
+    tax_due: _builtins.int
+    """repay_4a: last year's debt + this year's loan
+    pay_4a: the tax part of P
+    """
+    audit_fine: _builtins.int
+    """pay_4a: the audit part of P"""
+    upkeep_due: _builtins.int
+    """pay_4a: the upkeep part of P"""
+    loan: _builtins.int
+    """repay_4a: this year's bridge loan (before interest)"""
+    loan_interest: _builtins.int
+    """repay_4a: its interest"""
+    shortfall: _builtins.int
+    """payment_due - wallet: what borrowing would take"""
+    borrow_interest: _builtins.int
+    """the interest borrowing the shortfall would add"""
     @_builtins.property
     def lot(self) -> Global___FarmariaItem:
         """during an auction: the lot"""
@@ -1297,7 +1333,7 @@ class FarmariaDecision(_message.Message):
 
     @_builtins.property
     def relocating(self) -> _shape_pb2.StringList:
-        """the animal being relocated"""
+        """relocate: every animal still to relocate, next first"""
 
     @_builtins.property
     def drawn(self) -> _shape_pb2.StringList:
@@ -1322,39 +1358,67 @@ class FarmariaDecision(_message.Message):
         placing: _builtins.str | None = ...,
         relocating: _shape_pb2.StringList | None = ...,
         drawn: _shape_pb2.StringList | None = ...,
+        payment_due: _builtins.int | None = ...,
+        tax_due: _builtins.int | None = ...,
+        audit_fine: _builtins.int | None = ...,
+        upkeep_due: _builtins.int | None = ...,
+        loan: _builtins.int | None = ...,
+        loan_interest: _builtins.int | None = ...,
+        shortfall: _builtins.int | None = ...,
+        borrow_interest: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_active", b"_active", "_animal", b"_animal", "_bidder", b"_bidder", "_field", b"_field", "_high_bid", b"_high_bid", "_high_bidder", b"_high_bidder", "_placing", b"_placing", "_player", b"_player", "_remaining", b"_remaining", "_stable", b"_stable", "_thief", b"_thief", "active", b"active", "animal", b"animal", "bidder", b"bidder", "drawn", b"drawn", "field", b"field", "high_bid", b"high_bid", "high_bidder", b"high_bidder", "lot", b"lot", "passed", b"passed", "placing", b"placing", "player", b"player", "relocating", b"relocating", "remaining", b"remaining", "stable", b"stable", "thief", b"thief"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_active", b"_active", "_animal", b"_animal", "_audit_fine", b"_audit_fine", "_bidder", b"_bidder", "_borrow_interest", b"_borrow_interest", "_field", b"_field", "_high_bid", b"_high_bid", "_high_bidder", b"_high_bidder", "_loan", b"_loan", "_loan_interest", b"_loan_interest", "_payment_due", b"_payment_due", "_placing", b"_placing", "_player", b"_player", "_remaining", b"_remaining", "_shortfall", b"_shortfall", "_stable", b"_stable", "_tax_due", b"_tax_due", "_thief", b"_thief", "_upkeep_due", b"_upkeep_due", "active", b"active", "animal", b"animal", "audit_fine", b"audit_fine", "bidder", b"bidder", "borrow_interest", b"borrow_interest", "drawn", b"drawn", "field", b"field", "high_bid", b"high_bid", "high_bidder", b"high_bidder", "loan", b"loan", "loan_interest", b"loan_interest", "lot", b"lot", "passed", b"passed", "payment_due", b"payment_due", "placing", b"placing", "player", b"player", "relocating", b"relocating", "remaining", b"remaining", "shortfall", b"shortfall", "stable", b"stable", "tax_due", b"tax_due", "thief", b"thief", "upkeep_due", b"upkeep_due"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_active", b"_active", "_animal", b"_animal", "_bidder", b"_bidder", "_field", b"_field", "_high_bid", b"_high_bid", "_high_bidder", b"_high_bidder", "_placing", b"_placing", "_player", b"_player", "_remaining", b"_remaining", "_stable", b"_stable", "_thief", b"_thief", "active", b"active", "animal", b"animal", "bidder", b"bidder", "drawn", b"drawn", "field", b"field", "high_bid", b"high_bid", "high_bidder", b"high_bidder", "kind", b"kind", "lot", b"lot", "passed", b"passed", "placing", b"placing", "player", b"player", "relocating", b"relocating", "remaining", b"remaining", "stable", b"stable", "thief", b"thief"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_active", b"_active", "_animal", b"_animal", "_audit_fine", b"_audit_fine", "_bidder", b"_bidder", "_borrow_interest", b"_borrow_interest", "_field", b"_field", "_high_bid", b"_high_bid", "_high_bidder", b"_high_bidder", "_loan", b"_loan", "_loan_interest", b"_loan_interest", "_payment_due", b"_payment_due", "_placing", b"_placing", "_player", b"_player", "_remaining", b"_remaining", "_shortfall", b"_shortfall", "_stable", b"_stable", "_tax_due", b"_tax_due", "_thief", b"_thief", "_upkeep_due", b"_upkeep_due", "active", b"active", "animal", b"animal", "audit_fine", b"audit_fine", "bidder", b"bidder", "borrow_interest", b"borrow_interest", "drawn", b"drawn", "field", b"field", "high_bid", b"high_bid", "high_bidder", b"high_bidder", "kind", b"kind", "loan", b"loan", "loan_interest", b"loan_interest", "lot", b"lot", "passed", b"passed", "payment_due", b"payment_due", "placing", b"placing", "player", b"player", "relocating", b"relocating", "remaining", b"remaining", "shortfall", b"shortfall", "stable", b"stable", "tax_due", b"tax_due", "thief", b"thief", "upkeep_due", b"upkeep_due"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__active: _TypeAlias = _typing.Literal["active"]  # noqa: Y015
     _WhichOneofArgType__active: _TypeAlias = _typing.Literal["_active", b"_active"]  # noqa: Y015
     _WhichOneofReturnType__animal: _TypeAlias = _typing.Literal["animal"]  # noqa: Y015
     _WhichOneofArgType__animal: _TypeAlias = _typing.Literal["_animal", b"_animal"]  # noqa: Y015
+    _WhichOneofReturnType__audit_fine: _TypeAlias = _typing.Literal["audit_fine"]  # noqa: Y015
+    _WhichOneofArgType__audit_fine: _TypeAlias = _typing.Literal["_audit_fine", b"_audit_fine"]  # noqa: Y015
     _WhichOneofReturnType__bidder: _TypeAlias = _typing.Literal["bidder"]  # noqa: Y015
     _WhichOneofArgType__bidder: _TypeAlias = _typing.Literal["_bidder", b"_bidder"]  # noqa: Y015
+    _WhichOneofReturnType__borrow_interest: _TypeAlias = _typing.Literal["borrow_interest"]  # noqa: Y015
+    _WhichOneofArgType__borrow_interest: _TypeAlias = _typing.Literal["_borrow_interest", b"_borrow_interest"]  # noqa: Y015
     _WhichOneofReturnType__field: _TypeAlias = _typing.Literal["field"]  # noqa: Y015
     _WhichOneofArgType__field: _TypeAlias = _typing.Literal["_field", b"_field"]  # noqa: Y015
     _WhichOneofReturnType__high_bid: _TypeAlias = _typing.Literal["high_bid"]  # noqa: Y015
     _WhichOneofArgType__high_bid: _TypeAlias = _typing.Literal["_high_bid", b"_high_bid"]  # noqa: Y015
     _WhichOneofReturnType__high_bidder: _TypeAlias = _typing.Literal["high_bidder"]  # noqa: Y015
     _WhichOneofArgType__high_bidder: _TypeAlias = _typing.Literal["_high_bidder", b"_high_bidder"]  # noqa: Y015
+    _WhichOneofReturnType__loan: _TypeAlias = _typing.Literal["loan"]  # noqa: Y015
+    _WhichOneofArgType__loan: _TypeAlias = _typing.Literal["_loan", b"_loan"]  # noqa: Y015
+    _WhichOneofReturnType__loan_interest: _TypeAlias = _typing.Literal["loan_interest"]  # noqa: Y015
+    _WhichOneofArgType__loan_interest: _TypeAlias = _typing.Literal["_loan_interest", b"_loan_interest"]  # noqa: Y015
+    _WhichOneofReturnType__payment_due: _TypeAlias = _typing.Literal["payment_due"]  # noqa: Y015
+    _WhichOneofArgType__payment_due: _TypeAlias = _typing.Literal["_payment_due", b"_payment_due"]  # noqa: Y015
     _WhichOneofReturnType__placing: _TypeAlias = _typing.Literal["placing"]  # noqa: Y015
     _WhichOneofArgType__placing: _TypeAlias = _typing.Literal["_placing", b"_placing"]  # noqa: Y015
     _WhichOneofReturnType__player: _TypeAlias = _typing.Literal["player"]  # noqa: Y015
     _WhichOneofArgType__player: _TypeAlias = _typing.Literal["_player", b"_player"]  # noqa: Y015
     _WhichOneofReturnType__remaining: _TypeAlias = _typing.Literal["remaining"]  # noqa: Y015
     _WhichOneofArgType__remaining: _TypeAlias = _typing.Literal["_remaining", b"_remaining"]  # noqa: Y015
+    _WhichOneofReturnType__shortfall: _TypeAlias = _typing.Literal["shortfall"]  # noqa: Y015
+    _WhichOneofArgType__shortfall: _TypeAlias = _typing.Literal["_shortfall", b"_shortfall"]  # noqa: Y015
     _WhichOneofReturnType__stable: _TypeAlias = _typing.Literal["stable"]  # noqa: Y015
     _WhichOneofArgType__stable: _TypeAlias = _typing.Literal["_stable", b"_stable"]  # noqa: Y015
+    _WhichOneofReturnType__tax_due: _TypeAlias = _typing.Literal["tax_due"]  # noqa: Y015
+    _WhichOneofArgType__tax_due: _TypeAlias = _typing.Literal["_tax_due", b"_tax_due"]  # noqa: Y015
     _WhichOneofReturnType__thief: _TypeAlias = _typing.Literal["thief"]  # noqa: Y015
     _WhichOneofArgType__thief: _TypeAlias = _typing.Literal["_thief", b"_thief"]  # noqa: Y015
+    _WhichOneofReturnType__upkeep_due: _TypeAlias = _typing.Literal["upkeep_due"]  # noqa: Y015
+    _WhichOneofArgType__upkeep_due: _TypeAlias = _typing.Literal["_upkeep_due", b"_upkeep_due"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__active) -> _WhichOneofReturnType__active | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__animal) -> _WhichOneofReturnType__animal | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__audit_fine) -> _WhichOneofReturnType__audit_fine | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__bidder) -> _WhichOneofReturnType__bidder | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__borrow_interest) -> _WhichOneofReturnType__borrow_interest | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__field) -> _WhichOneofReturnType__field | None: ...
     @_typing.overload
@@ -1362,14 +1426,26 @@ class FarmariaDecision(_message.Message):
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__high_bidder) -> _WhichOneofReturnType__high_bidder | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__loan) -> _WhichOneofReturnType__loan | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__loan_interest) -> _WhichOneofReturnType__loan_interest | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__payment_due) -> _WhichOneofReturnType__payment_due | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__placing) -> _WhichOneofReturnType__placing | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__player) -> _WhichOneofReturnType__player | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__remaining) -> _WhichOneofReturnType__remaining | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__shortfall) -> _WhichOneofReturnType__shortfall | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__stable) -> _WhichOneofReturnType__stable | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__tax_due) -> _WhichOneofReturnType__tax_due | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__thief) -> _WhichOneofReturnType__thief | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__upkeep_due) -> _WhichOneofReturnType__upkeep_due | None: ...
 
 Global___FarmariaDecision: _TypeAlias = FarmariaDecision  # noqa: Y015

@@ -31,7 +31,8 @@ def _check_ranks(result: games.Result, n: int) -> None:
 @pytest.mark.parametrize(("game", "n"), CASES, ids=IDS)
 def test_random_playouts_end_cleanly(game: str, n: int) -> None:
     """200 seeds per player count: every game ends within the bound, no exception,
-    options are distinct and never fewer than two, totals are conserved."""
+    options are distinct (and so are their ``str()``) and never fewer than two, totals are
+    conserved."""
     spec = games.get(game)
     for seed in range(SEEDS_PER_COUNT):
         state = spec.new_game(num_players=n, seed=seed)
@@ -45,6 +46,8 @@ def test_random_playouts_end_cleanly(game: str, n: int) -> None:
             legal = state.legal_actions()
             assert len(legal) >= 2, f"seed {seed}: a single-option decision was asked: {legal}"
             assert len(set(legal)) == len(legal), f"seed {seed}: duplicate options"
+            texts = [str(a) for a in legal]  # logs and replays tell options apart by text
+            assert len(set(texts)) == len(texts), f"seed {seed}: two options print alike: {texts}"
             state.apply(rng.choice(legal))
             decisions += 1
             assert decisions <= spec.max_decisions, f"seed {seed}: game did not end"

@@ -87,7 +87,7 @@ def test_decision_requests_carry_observation_and_legal_actions(game: str) -> Non
         obs = state.observation(seat)
         req = codec.decision_request(game, "m-1", seat, index, obs, legal, 750)
         req = common_pb2.DecisionRequest.FromString(req.SerializeToString())
-        assert (req.game, req.match_id, req.seat, req.decision_index, req.time_left_ms) == (
+        assert (req.game, req.match_id, req.seat, req.seat_decision_index, req.time_left_ms) == (
             game,
             "m-1",
             seat,

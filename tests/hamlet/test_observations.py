@@ -211,12 +211,41 @@ def _farmaria_demolish_while_paying() -> games.State:
     return st
 
 
+def _my_village_meeting_point_white() -> games.State:
+    """My Village offering the meeting point's white banner (MV-WHT-4), never met at random."""
+    from tests.games.my_village.test_banners import _meeting_point_on_12
+
+    st, _ = _meeting_point_on_12()
+    assert "white meeting_point" in [str(a) for a in st.legal_actions()]
+    return st
+
+
+def _farmaria_repay_after_a_bridge_loan() -> games.State:
+    """Farmaria's repayment after a bridge loan (the loan and its interest shown)."""
+    from tests.games.farmaria.helpers import act, at_4a
+    from tests.games.farmaria.test_demolition import _tasos_with_stable
+
+    st = _tasos_with_stable("tax", "merchant")
+    st.debt[0] = 4
+    at_4a(st)
+    act(st, "borrow")
+    assert st.observation(0)["decision"]["kind"] == "repay_4a"
+    return st
+
+
 @pytest.mark.parametrize(
     ("game", "build"),
-    [("my_village", _my_village_goods_payment), ("farmaria", _farmaria_demolish_while_paying)],
+    [
+        ("my_village", _my_village_goods_payment),
+        ("my_village", _my_village_meeting_point_white),
+        ("farmaria", _farmaria_demolish_while_paying),
+        ("farmaria", _farmaria_repay_after_a_bridge_loan),
+    ],
 )
 def test_rarely_reached_decisions_round_trip_exactly(game: str, build: Any) -> None:
     state = build()
     for player in range(state.num_players):
         obs = state.observation(player)
         assert typed(wire_round_trip(game, obs)) == typed(obs)
+    for action in state.legal_actions():  # the options too, as a bot receives them
+        assert codec.action_from_proto(game, codec.action_to_proto(game, action)) == action

@@ -122,15 +122,18 @@ def test_FM_CHAR_8_giannos() -> None:
     s = blank(("giannos", "michalis"))
     hand(s, 0, sel=["hen", "cow"], fd=["olive"])
     hand(s, 1, sel=["diplomacy", "hen"])
-    cm_put(s, "horse")
+    horse = cm_put(s, "horse")
     cm_put(s, "auction")
     s.wallet[0] = 3
     at_3a(s, 0)
     act(s, "buy hen from hand")
     act(s, "end")  # the cow is discarded (forced) to CM3: his own, so not pickable
     assert strs(s) == ["pick CM1", "pick CM2", "none"]
+    deck = len(s.deck)
     act(s, "pick CM1")
-    assert names(s.fd[0]) == ["horse", "olive"] or len(s.fd[0]) == 4
+    # the horse is one of his 4 refill cards (face down, with the olive); 2 come from the deck
+    assert horse in s.fd[0] and horse not in s.cm[0] and "olive" in names(s.fd[0])
+    assert deck - len(s.deck) == 2
     assert len(s.fd[0]) == 4 and s.observation(1)["players"][0]["hand_size"] == 4
     at_3a(s, 1)
     act(s, "play diplomacy")
@@ -203,8 +206,11 @@ def test_FM_CHAR_12_ioanna_optional_discard() -> None:
     s.wallet[0] = 7
     at_3a(s, 0)
     assert "buy CM1 at item price" in strs(s) and "buy CM1" not in strs(s)
+    market_before = [list(stack) for stack in s.cm]
     act(s, "end")
-    assert strs(s) == ["discard olive", "discard cow", "discard hen", "stop"] or "stop" in strs(s)
+    assert strs(s) == ["discard olive", "discard hen", "discard cow", "stop"]  # stop at once
+    act(s, "stop")  # no discard at all: allowed for Ioanna
+    assert names(s.sel[0]) == ["cow", "hen", "olive"] and s.cm == market_before
 
 
 def test_FM_CHAR_13_argyri() -> None:

@@ -7,9 +7,10 @@ and also offers it in ``pay_4a`` (FM-DEC-21) while the stable is still charged t
 from __future__ import annotations
 
 from games.farmaria import data as d
+from games.farmaria.farm import CTYPE
 from games.farmaria.flow import bit
 from games.farmaria.state import FarmariaState
-from tests.games.farmaria.helpers import act, at_4a, blank, events, field, put, strs
+from tests.games.farmaria.helpers import act, at_3a, at_4a, blank, events, field, put, strs
 
 
 def _tasos_with_stable(*evs: str, wallet: int = 0) -> FarmariaState:
@@ -107,7 +108,7 @@ def test_FM_DEC_10_relocation_during_4a_at_the_emergency_price() -> None:
     act(s, "demolish F0/S0")
     decision = s.observation(0)["decision"]
     assert decision["kind"] == "relocate" and decision["player"] == 0
-    assert strs(s) == ["place F0", "place F1", "sell it"]
+    assert strs(s) == ["place F1", "sell it"]  # FM-AMB-46: not F0, the stable's own field
     act(s, "sell it")  # emergency 3, not the merchant's 6
     assert s.wallet[0] == 3 + d.GOODS[d.SHEEP].emergency
     act(s, "place F1")
@@ -118,3 +119,35 @@ def test_FM_DEC_10_relocation_during_4a_at_the_emergency_price() -> None:
     assert s.observation(0)["decision"]["kind"] == "repay_4a"
     act(s, "borrow")
     assert (s.wallet[0], s.debt[0]) == (0, 2)
+
+
+def test_FM_AMB_46_demolished_stable_animals_leave_its_field() -> None:
+    """Covers: FM-FARM-6
+    Covers: FM-DEC-10
+
+    The Greek (p.4): the animals must be moved to *another* field of the player («σε άλλο
+    Χωράφι του»), otherwise sold. On a one-field farm there is no other field: both sheep are
+    sold (a single option, applied by the engine), though the freed spaces of F0 had room."""
+    s = blank(("michalis", "anthi"))
+    put(s, 0, "stable")
+    put(s, 0, "sheep", 0, 0, 2)
+    s.wallet[0] = 0
+    at_3a(s, 0)
+    act(s, "demolish F0/S0")
+    assert s.observation(0)["decision"]["kind"] == "action_3a"  # no relocate decision asked
+    assert s.farm[0][0].outside == [] and s.farm[0][0].stables == []
+    assert s.wallet[0] == 2 * d.GOODS[d.SHEEP].emergency  # sold, no Merchant this year
+    assert sum(CTYPE[c] == d.SHEEP for stack in s.cm for c in stack) == 2  # sold to the CM
+
+    two = blank(("michalis", "anthi"))
+    put(two, 0, "stable")
+    put(two, 0, "sheep", 0, 0, 2)
+    field(two, 0)
+    put(two, 0, "stable", 0)
+    at_3a(two, 0)
+    act(two, "demolish F0/S0")  # F0 keeps a second, empty stable: still not a target
+    assert strs(two) == ["place F1", "sell it"]
+    act(two, "place F1")
+    act(two, "place F1")
+    assert [len(f.outside) for f in two.farm[0]] == [0, 2]
+    assert two.farm[0][0].inside == [[]]

@@ -133,12 +133,14 @@ def test_T_28_one_move_per_good() -> None:
     assert "move sheep F0/S0" in strs(s)
     act(s, "demolish F0/S0")
     assert s.observation(0)["decision"]["kind"] == "relocate"
-    assert strs(s) == ["place F0", "place F1", "place F1/S0", "sell it"]
-    act(s, "place F0")
+    # FM-AMB-46: another field (F1, its outside or its stable beside the cow), never F0
+    assert strs(s) == ["place F1", "place F1/S0", "sell it"]
+    act(s, "place F1/S0")
+    assert strs(s) == ["place F1", "sell it"]  # the second sheep: F0 is still not offered
     act(s, "sell it")
-    assert farm_names(s, 0) == [["sheep"], ["cow", "stable"]]
+    assert farm_names(s, 0) == [[], ["cow", "sheep", "stable"]]
     assert s.wallet[0] == 6 + 3
-    assert "move sheep F0" in strs(s)  # relocation was not a move
+    assert "move sheep F1/S0" in strs(s)  # relocation was not a move (FM-AMB-49)
     assert len(s.removed) == 1  # the stable left the game, not to the CM
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from games.chance import derive_seed
 from games.farmaria import market
 from games.farmaria.farm import CTYPE
 from tests.games.farmaria.helpers import (
@@ -274,11 +275,30 @@ def test_FM_BUY_1_only_selected_goods() -> None:
     assert take(s, "sheep") >= 0
 
 
-def test_FM_CM_7_shuffle_matches_random_shuffle() -> None:
+def test_FM_CM_7_exhausted_deck_reshuffles_the_inactive_cards() -> None:
     """Covers: FM-CM-7
 
-    The engine's inlined shuffle gives exactly ``random.Random.shuffle``'s order, so every
-    deck and Year Event order (and the golden games) stay as they were."""
+    Five cards are drawn from a deck of two: the two are drawn, the deck is exhausted, and
+    the covered (inactive) CM cards become the new deck, shuffled, while the active tops and
+    the marker stay; the next three draws come from it. The new deck's order is exactly
+    ``random.Random.shuffle``'s on stream ``deck``/n (the engine inlines that shuffle, and the
+    golden games rely on the order), checked on other sizes too."""
+    s = blank(("michalis", "anthi"))
+    covered = [cm_put(s, "hen") for _ in range(s.k)]  # one round of the CM, then covered
+    tops = [cm_put(s, "olive") for _ in range(s.k)]
+    marker = s.marker
+    last_two = [take(s, "cow"), take(s, "sheep")]
+    s.deck = list(last_two)
+    shuffles = s.deck_shuffles
+    expected = sorted(covered)
+    random.Random(derive_seed(s.chance.seed, "deck", shuffles)).shuffle(expected)
+    drawn = market.draw_many(s, 5)
+    assert drawn[:2] == last_two[::-1]  # the last deck cards first (top = end of the list)
+    assert sorted(drawn[2:]) == sorted(expected[-3:])  # then the reshuffled covered cards
+    assert drawn[2:] == expected[::-1][:3] and s.deck == expected[:-3]
+    assert s.deck_shuffles == shuffles + 1
+    assert s.cm == [[c] for c in tops]  # active cards stay
+    assert s.marker == marker
     for size in (0, 1, 2, 3, 36, 150, 186):
         for seed in range(20):
             ours, theirs = list(range(size)), list(range(size))

@@ -4,11 +4,16 @@ MV-DP-3..7, MV-DP-9) and the worked examples EX-3 and EX-4."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
+import pytest
+
+from games.my_village import black
 from games.my_village import data as md
 from games.my_village.actions import ACTION_TYPES, Black, Chronicle, WhiteMode
-from games.my_village.player import PLOUGHED
+from games.my_village.player import PLOUGHED, Village
 from games.my_village.rounds import Phase
+from games.my_village.state import MyVillageState
 from tests.games.my_village.helpers import (
     act,
     give,
@@ -76,16 +81,47 @@ def test_MV_ACT_3_costs_must_be_payable() -> None:
     assert "black MONK_PEN" in options(st)
 
 
-def test_MV_ACT_4_time_then_extra_cost_then_action() -> None:
+def test_MV_ACT_4_time_then_extra_cost_then_action(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Covers: MV-ACT-4
+
+    The end state is the same in any order, so the three steps are watched as they happen:
+    each records what was already paid when it ran."""
     st = new(2)
     v = village(st)
     v.time_pos = 9
     v.sp_tree = 4
     v.wildcards = 1
     st.monk_stacks[0] = ["M-P1"]
+    steps: list[tuple[str, int, int, int]] = []  # (step, time position, wildcards, monks)
+
+    def seen(step: str) -> None:
+        steps.append((step, v.time_pos, v.wildcards, len(v.monks)))
+
+    real_time, real_take, real_monk = black.pay_time, Village.take_good, black._monk
+
+    def pay_time(state: MyVillageState, time: int) -> None:
+        seen("time")
+        real_time(state, time)
+
+    def take_good(self: Village, good: int, source: Any) -> None:
+        seen("extra cost")
+        real_take(self, good, source)
+
+    def monk(state: MyVillageState, card_id: str) -> bool:
+        seen("action")
+        return real_monk(state, card_id)
+
+    monkeypatch.setattr(black, "pay_time", pay_time)
+    monkeypatch.setattr(Village, "take_good", take_good)
+    monkeypatch.setattr(black, "_monk", monk)
     to_value(st, 4)
     act(st, "black MONK_PEN")
-    assert v.time_pos == 1 and v.pending_deaths == 1  # 2 time: the bridge was crossed
+    assert steps == [
+        ("time", 9, 1, 0),  # nothing paid yet
+        ("extra cost", 1, 1, 0),  # the 2 time paid (the bridge was crossed), the wildcard not
+        ("action", 1, 0, 0),  # both paid, the monk not yet placed
+    ]
+    assert v.time_pos == 1 and v.pending_deaths == 1
     act(st, "bury merchant")
     assert v.wildcards == 0  # extra cost paid
     assert v.sp_house == 3 and v.monks == ["M-P1"]  # then the action
@@ -250,7 +286,8 @@ def test_MV_WHT_3_any_number_each_once_in_chosen_order() -> None:
     assert v.craft_goods[0] == 1 and v.coins == 1 and st.to_move() in (0, 1)
 
 
-def test_MV_WHT_4_meeting_point_last() -> None:
+def _meeting_point_on_12() -> tuple[MyVillageState, Village]:
+    """Player 0 rolled 12 with a meeting point (white 2/12) and K07 (4/12, a beer) waiting."""
     st = new(2)
     v = village(st)
     give(st, 0, "MEETING_POINT")
@@ -259,10 +296,29 @@ def test_MV_WHT_4_meeting_point_last() -> None:
     v.coins = 2
     to_value(st, 12)
     act(st, "white banners")
-    assert "white meeting_point" in options(st)
+    return st, v
+
+
+def test_MV_WHT_4_meeting_point_last() -> None:
+    """Covers: MV-WHT-4
+
+    Random play never reaches the meeting point's white banner (a meeting point, a
+    councilman, a roll of 2 or 12 and a coin at once), so both orders are built here:
+    taken first, it ends the white sequence at once (K07 stays unserved); taken after the
+    customer, it is still offered, and it is the last."""
+    st, v = _meeting_point_on_12()
+    assert options(st) == ["white meeting_point", "white customer K07 paying building"]
     act(st, "white meeting_point")
     assert st.to_move() == 1  # the sequence ended at once; K07 was not served
     assert v.waiting == ["K07"] and v.mp_markers == [1] and v.coins == 1
+
+    st, v = _meeting_point_on_12()
+    act(st, "white customer K07 paying building")
+    assert st.to_move() == 0 and v.waiting == []  # served; the white sequence goes on
+    assert "white meeting_point" in options(st)
+    act(st, "white meeting_point")
+    assert st.to_move() == 1  # nothing may follow it
+    assert v.mp_markers == [1]
 
 
 def test_MV_WHT_5_play_banner_one_sp_free() -> None:

@@ -123,9 +123,23 @@ def test_V_PAY_1_coin_replaces_any_influence_cube() -> None:
     strip(s, 0)
     give(s, 0, coins=2)
     at_action(s, 0, "crafts")
-    assert "buy wagon at wainwright +2coin" in legal(s)
-    play(s, "buy wagon at wainwright +2coin")
+    assert "buy wagon at wainwright +2coin for pink 1, orange 1" in legal(s)
+    play(s, "buy wagon at wainwright +2coin for pink 1, orange 1")
     assert s.coins[0] == 0 and s.goods[0][vd.WAGON] == 1
+
+    # One coin for either cube of the wagon's price: two options, told apart by their text.
+    s = new()
+    strip(s, 0)
+    give(s, 0, cubes={"pink": 1, "orange": 1}, coins=1)
+    at_action(s, 0, "crafts")
+    wagons = [t for t in legal(s) if t.startswith("buy wagon")]
+    assert wagons == [
+        "buy wagon at wainwright",
+        "buy wagon at wainwright +1coin for orange",
+        "buy wagon at wainwright +1coin for pink",
+    ]
+    play(s, "buy wagon at wainwright +1coin for orange")
+    assert s.coins[0] == 0 and s.cubes[0][vd.PINK] == 0 and s.cubes[0][vd.ORANGE] == 1
 
 
 def test_V_PAY_2_coins_buy_members_out_and_stage_four_points() -> None:
