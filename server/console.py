@@ -15,7 +15,7 @@ from rich.table import Table
 from hamlet.v1 import arena_pb2, common_pb2
 
 out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def to_dict(msg: Message) -> dict[str, Any]:
