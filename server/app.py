@@ -29,6 +29,7 @@ from server.servicers.arena import ArenaServicer
 from server.servicers.matchhost import MatchHostServicer
 from server.services.accounts import AccountService
 from server.services.bots import BotService
+from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
 from server.services.scheduling import CeleryEnqueuer, Enqueuer
 from server.services.tournaments import TournamentService
@@ -186,7 +187,12 @@ def build_server(
     )
     arena_pb2_grpc.add_ArenaServicer_to_server(
         ArenaServicer(
-            store, services.bots, services.tournaments, services.matches, services.accounts
+            store,
+            services.bots,
+            services.tournaments,
+            services.matches,
+            services.accounts,
+            LeaderboardService(store),
         ),
         server,
     )

@@ -179,8 +179,15 @@ def _parser() -> argparse.ArgumentParser:
         "--states", action="store_true", help="print the public state after each decision"
     )
 
-    p = add("leaderboard", c.leaderboard, "a game's Elo leaderboard")
+    p = add(
+        "leaderboard",
+        c.leaderboard,
+        "a game's published rating: a fit of every rated result, with 95% intervals",
+    )
     p.add_argument("game")
+    p.add_argument("--version-lines", action="store_true", help="a line per bot version")
+    p.add_argument("--rules-version", default="", help="e.g. farmaria-2 (default: current)")
+    p.add_argument("--elo", action="store_true", help="the live Elo table instead")
 
     p = add(
         "rebuild-ratings", c.rebuild_ratings, "recompute a game's Elo table from the result log"

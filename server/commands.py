@@ -231,11 +231,14 @@ def match_replay(args: argparse.Namespace) -> int:
 
 def leaderboard(args: argparse.Namespace) -> int:
     """``hamlet leaderboard GAME``."""
-    board = arena(args).GetLeaderboard(
-        arena_pb2.GetLeaderboardRequest(game=args.game), timeout=args.timeout
+    req = arena_pb2.GetLeaderboardRequest(
+        game=args.game, rules_version=args.rules_version, version_lines=args.version_lines
     )
+    board = arena(args).GetLeaderboard(req, timeout=args.timeout)
     if args.json:
         print_json(to_dict(board))
+    elif args.elo:
+        out.print(console.elo_table(board))
     else:
         out.print(console.leaderboard_table(board))
     return EXIT_OK
@@ -320,7 +323,7 @@ def rebuild_ratings(args: argparse.Namespace) -> int:
     if args.json:
         print_json(to_dict(board))
     else:
-        out.print(console.leaderboard_table(board))
+        out.print(console.elo_table(board))
     return EXIT_OK
 
 

@@ -153,7 +153,44 @@ def match_table(m: common_pb2.Match) -> Table:
 
 
 def leaderboard_table(board: arena_pb2.Leaderboard) -> Table:
-    """A game's Elo table."""
+    """The published rating (a fit with 95% intervals) when there is one, else the Elo table."""
+    if not board.lines:
+        return elo_table(board)
+    title = (
+        f"Leaderboard: {board.game} ({board.rules_version}), {board.matches} rated matches "
+        f"in {board.blocks} blocks; {board.anchor_bot} = {board.anchor_rating:.0f}"
+    )
+    table = Table(title=title, caption=_seat_caption(board) or None)
+    for col in ("#", "bot", "rating", "95% interval", "rank", "games", "avg place"):
+        table.add_column(col, justify="left" if col in ("bot", "95% interval") else "right")
+    for e in board.lines:
+        ranks = f"{e.rank_low}" if e.rank_low == e.rank_high else f"{e.rank_low}-{e.rank_high}"
+        name = f"{e.bot_name}@{e.version}"
+        if e.other_versions:
+            name += f" (also v{', v'.join(map(str, e.other_versions))})"
+        table.add_row(
+            str(e.position),
+            name + (" ?" if e.provisional else ""),
+            f"{e.rating:.0f}",
+            f"{e.low:.0f} .. {e.high:.0f}",
+            ranks,
+            str(e.games),
+            f"{e.average_place:.2f}",
+        )
+    return table
+
+
+def _seat_caption(board: arena_pb2.Leaderboard) -> str:
+    parts = [
+        f"seat {a.seat + 1} of {a.players}: {a.elo:+.0f} ({a.low:+.0f} .. {a.high:+.0f})"
+        for a in board.seat_advantages
+    ]
+    note = "? = provisional (wide interval or few games); seat advantages against seat 1"
+    return note + ("\n" + "; ".join(parts) if parts else "")
+
+
+def elo_table(board: arena_pb2.Leaderboard) -> Table:
+    """A game's live Elo table (order-dependent; what pairings use)."""
     table = Table(title=f"Elo leaderboard: {board.game}")
     for col in ("#", "bot", "rating", "games", "wins", "draws", "losses"):
         table.add_column(col, justify="left" if col == "bot" else "right")

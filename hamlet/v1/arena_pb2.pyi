@@ -883,15 +883,23 @@ class GetLeaderboardRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
+    RULES_VERSION_FIELD_NUMBER: _builtins.int
+    VERSION_LINES_FIELD_NUMBER: _builtins.int
     game: _builtins.str
+    rules_version: _builtins.str
+    """empty: the rules the server's engine plays now"""
+    version_lines: _builtins.bool
+    """a line per bot version; by default each bot's latest version"""
     def __init__(
         self,
         *,
         game: _builtins.str = ...,
+        rules_version: _builtins.str = ...,
+        version_lines: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "rules_version", b"rules_version", "version_lines", b"version_lines"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -940,19 +948,145 @@ class Leaderboard(_message.Message):
 
     GAME_FIELD_NUMBER: _builtins.int
     ENTRIES_FIELD_NUMBER: _builtins.int
+    RULES_VERSION_FIELD_NUMBER: _builtins.int
+    LINES_FIELD_NUMBER: _builtins.int
+    SEAT_ADVANTAGES_FIELD_NUMBER: _builtins.int
+    MATCHES_FIELD_NUMBER: _builtins.int
+    BLOCKS_FIELD_NUMBER: _builtins.int
+    ANCHOR_BOT_FIELD_NUMBER: _builtins.int
+    ANCHOR_RATING_FIELD_NUMBER: _builtins.int
     game: _builtins.str
+    rules_version: _builtins.str
+    matches: _builtins.int
+    """rated matches in the fit"""
+    blocks: _builtins.int
+    """duplicate blocks among them"""
+    anchor_bot: _builtins.str
+    """"random" sits at anchor_rating (without it, the mean does)"""
+    anchor_rating: _builtins.float
     @_builtins.property
-    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___LeaderboardEntry]: ...
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___LeaderboardEntry]:
+        """The live Elo table (updated as results arrive; depends on their order): what pairings use."""
+
+    @_builtins.property
+    def lines(self) -> _containers.RepeatedCompositeFieldContainer[Global___RatedLine]:
+        """The published rating: one Plackett-Luce fit of every rated finishing order of this game and
+        rules version, per bot version, with 95% cluster-robust intervals (duplicate blocks).
+        """
+
+    @_builtins.property
+    def seat_advantages(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatAdvantage]: ...
     def __init__(
         self,
         *,
         game: _builtins.str = ...,
         entries: _abc.Iterable[Global___LeaderboardEntry] | None = ...,
+        rules_version: _builtins.str = ...,
+        lines: _abc.Iterable[Global___RatedLine] | None = ...,
+        seat_advantages: _abc.Iterable[Global___SeatAdvantage] | None = ...,
+        matches: _builtins.int = ...,
+        blocks: _builtins.int = ...,
+        anchor_bot: _builtins.str = ...,
+        anchor_rating: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "game", b"game"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["anchor_bot", b"anchor_bot", "anchor_rating", b"anchor_rating", "blocks", b"blocks", "entries", b"entries", "game", b"game", "lines", b"lines", "matches", b"matches", "rules_version", b"rules_version", "seat_advantages", b"seat_advantages"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Leaderboard: _TypeAlias = Leaderboard  # noqa: Y015
+
+@_typing.final
+class RatedLine(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    POSITION_FIELD_NUMBER: _builtins.int
+    BOT_NAME_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    RATING_FIELD_NUMBER: _builtins.int
+    LOW_FIELD_NUMBER: _builtins.int
+    HIGH_FIELD_NUMBER: _builtins.int
+    RANK_LOW_FIELD_NUMBER: _builtins.int
+    RANK_HIGH_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    AVERAGE_PLACE_FIELD_NUMBER: _builtins.int
+    PROVISIONAL_FIELD_NUMBER: _builtins.int
+    OTHER_VERSIONS_FIELD_NUMBER: _builtins.int
+    position: _builtins.int
+    bot_name: _builtins.str
+    version: _builtins.int
+    rating: _builtins.float
+    """Elo scale"""
+    low: _builtins.float
+    """95% interval"""
+    high: _builtins.float
+    rank_low: _builtins.int
+    """best rank the intervals allow (1-based)"""
+    rank_high: _builtins.int
+    """worst rank the intervals allow"""
+    games: _builtins.int
+    average_place: _builtins.float
+    """1-based"""
+    provisional: _builtins.bool
+    """interval too wide or too few games yet"""
+    @_builtins.property
+    def other_versions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """versions with their own lines (see version_lines)"""
+
+    def __init__(
+        self,
+        *,
+        position: _builtins.int = ...,
+        bot_name: _builtins.str = ...,
+        version: _builtins.int = ...,
+        rating: _builtins.float = ...,
+        low: _builtins.float = ...,
+        high: _builtins.float = ...,
+        rank_low: _builtins.int = ...,
+        rank_high: _builtins.int = ...,
+        games: _builtins.int = ...,
+        average_place: _builtins.float = ...,
+        provisional: _builtins.bool = ...,
+        other_versions: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["average_place", b"average_place", "bot_name", b"bot_name", "games", b"games", "high", b"high", "low", b"low", "other_versions", b"other_versions", "position", b"position", "provisional", b"provisional", "rank_high", b"rank_high", "rank_low", b"rank_low", "rating", b"rating", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RatedLine: _TypeAlias = RatedLine  # noqa: Y015
+
+@_typing.final
+class SeatAdvantage(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    ELO_FIELD_NUMBER: _builtins.int
+    LOW_FIELD_NUMBER: _builtins.int
+    HIGH_FIELD_NUMBER: _builtins.int
+    players: _builtins.int
+    """table size"""
+    seat: _builtins.int
+    """against seat 0"""
+    elo: _builtins.float
+    low: _builtins.float
+    high: _builtins.float
+    def __init__(
+        self,
+        *,
+        players: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        elo: _builtins.float = ...,
+        low: _builtins.float = ...,
+        high: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["elo", b"elo", "high", b"high", "low", b"low", "players", b"players", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatAdvantage: _TypeAlias = SeatAdvantage  # noqa: Y015

@@ -90,6 +90,14 @@ def bootstrap(packed: Packed, result: FitResult, resamples: int, seed: int = 0) 
     return out
 
 
+def anchor_index(packed: Packed) -> int | None:
+    """The index of ``random`` (as a bot or a version line ``random@1``), if it played."""
+    for i, name in enumerate(packed.names):
+        if name == ANCHOR_BOT or name.startswith(ANCHOR_BOT + "@"):
+            return i
+    return None
+
+
 def contrasts(packed: Packed) -> FloatArray:
     """Rows map parameters to anchored strengths: ``theta_i - theta_random`` (or minus the
     field's mean without ``random``)."""
@@ -97,8 +105,9 @@ def contrasts(packed: Packed) -> FloatArray:
     size = n + sum(t.k - 1 for t in packed.tables)
     out = np.zeros((n, size))
     out[:, :n] = np.eye(n)
-    if ANCHOR_BOT in packed.names:
-        out[:, packed.index(ANCHOR_BOT)] -= 1.0
+    anchor = anchor_index(packed)
+    if anchor is not None:
+        out[:, anchor] -= 1.0
     else:
         out[:, :n] -= 1.0 / n
     return out
@@ -109,22 +118,30 @@ def ratings_and_sd(
 ) -> tuple[FloatArray, FloatArray]:
     """Anchored Elo ratings and their standard errors from a covariance."""
     c = contrasts(packed)
-    base = ANCHOR_RATING if ANCHOR_BOT in packed.names else MEAN_RATING
+    base = ANCHOR_RATING if anchor_index(packed) is not None else MEAN_RATING
     rating = base + ELO * (c @ result.params)
     var = np.einsum("ij,jk,ik->i", c, cov, c)
     return rating, ELO * np.sqrt(np.maximum(var, 0.0))
+
+
+def rank_ranges(low: FloatArray, high: FloatArray) -> list[tuple[int, int]]:
+    """1-based (best, worst) rank each line's interval allows among these lines: better than
+    every line whose interval lies wholly below it, worse than every one wholly above it."""
+    n = len(low)
+    return [
+        (1 + int(np.sum(np.delete(low, i) > high[i])), n - int(np.sum(np.delete(high, i) < low[i])))
+        for i in range(n)
+    ]
 
 
 def table(packed: Packed, result: FitResult, cov: FloatArray) -> list[Line]:
     """The published leaderboard, best first."""
     rating, sd = ratings_and_sd(packed, result, cov)
     low, high = rating - Z95 * sd, rating + Z95 * sd
-    n = len(packed.names)
     lines = []
+    ranks = rank_ranges(low, high)
     for i, name in enumerate(packed.names):
-        others = np.arange(n) != i
-        rank_low = 1 + int(np.sum(low[others] > high[i]))
-        rank_high = n - int(np.sum(high[others] < low[i]))
+        rank_low, rank_high = ranks[i]
         games = int(packed.games[i])
         lines.append(
             Line(

@@ -17,6 +17,7 @@ from server.services import validation as v
 from server.services.accounts import AccountService
 from server.services.bots import BotService
 from server.services.errors import InvalidArgumentError
+from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
 from server.services.tournaments import ROUND_ROBIN, TournamentRequest, TournamentService
 from server.storage import Store
@@ -37,12 +38,14 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         tournaments: TournamentService,
         matches: MatchService,
         accounts: AccountService,
+        leaderboards: LeaderboardService,
     ) -> None:
         self.store = store
         self.bots = bots
         self.tournaments = tournaments
         self.matches = matches
         self.accounts = accounts
+        self.leaderboards = leaderboards
 
     @unary
     def ListGames(
@@ -189,8 +192,10 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     def GetLeaderboard(
         self, request: arena_pb2.GetLeaderboardRequest, context: grpc.ServicerContext
     ) -> arena_pb2.Leaderboard:
-        v.game_spec(request.game)
-        return convert.leaderboard(request.game, self.store.leaderboard(request.game))
+        published = self.leaderboards.published(request.game, request.rules_version)
+        return convert.leaderboard(
+            request.game, self.store.leaderboard(request.game), published, request.version_lines
+        )
 
     @unary
     def WhoAmI(

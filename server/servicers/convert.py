@@ -9,6 +9,8 @@ import games
 from hamlet import codec
 from hamlet.v1 import arena_pb2, common_pb2
 from server.elo import BotRating
+from server.ratings.intervals import ANCHOR_BOT, ANCHOR_RATING
+from server.services.leaderboards import Published
 from server.services.matches import Replay
 from server.services.tournaments import Standing
 from server.storage import (
@@ -167,10 +169,44 @@ def tournament(
     )
 
 
-def leaderboard(game_name: str, lines: list[BotRating]) -> arena_pb2.Leaderboard:
-    """A game's Elo table."""
+def leaderboard(
+    game_name: str,
+    lines: list[BotRating],
+    published: Published | None = None,
+    version_lines: bool = False,
+) -> arena_pb2.Leaderboard:
+    """A game's published rating (when given) and its live Elo table."""
+    shown = (
+        () if published is None else published.lines if version_lines else published.latest_only()
+    )
     return arena_pb2.Leaderboard(
         game=game_name,
+        rules_version=published.rules_version if published else "",
+        lines=[
+            arena_pb2.RatedLine(
+                position=i + 1,
+                bot_name=vl.bot,
+                version=vl.version,
+                rating=vl.line.rating,
+                low=vl.line.low,
+                high=vl.line.high,
+                rank_low=vl.line.rank_low,
+                rank_high=vl.line.rank_high,
+                games=vl.line.games,
+                average_place=vl.line.average_place,
+                provisional=vl.line.provisional,
+                other_versions=list(vl.other_versions),
+            )
+            for i, vl in enumerate(shown)
+        ],
+        seat_advantages=[
+            arena_pb2.SeatAdvantage(players=a.k, seat=a.seat, elo=a.elo, low=a.low, high=a.high)
+            for a in (published.seats if published else ())
+        ],
+        matches=published.matches if published else 0,
+        blocks=published.blocks if published else 0,
+        anchor_bot=ANCHOR_BOT,
+        anchor_rating=ANCHOR_RATING,
         entries=[
             arena_pb2.LeaderboardEntry(
                 position=i + 1,

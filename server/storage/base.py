@@ -166,6 +166,15 @@ class DecisionRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class RatedResult:
+    """One rated, finished match as the rating fit reads it."""
+
+    match_id: str
+    block: str  # tournament, round and table: the matches that share a seed
+    seats: tuple[tuple[str, int, int], ...]  # (bot name, version, rank) by seat
+
+
+@dataclass(frozen=True, slots=True)
 class NewMatch:
     """A match to create: seats are bot version ids by seat."""
 
@@ -373,6 +382,14 @@ class Store(Protocol):
 
     def leaderboard(self, game: str) -> list[BotRating]:
         """Ratings of a game, best first."""
+        ...
+
+    def rated_results(self, game: str, rules_version: str) -> list[RatedResult]:
+        """Every rated finished match of a game under one rules version, in match-id order."""
+        ...
+
+    def rated_result_count(self, game: str) -> int:
+        """How many rated results a game has (changes when a result is recorded)."""
         ...
 
     def rebuild_ratings(self, game: str) -> list[BotRating]:

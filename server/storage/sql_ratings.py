@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import delete, select, text
+from sqlalchemy import delete, func, select, text
 from sqlalchemy.orm import Session
 
 from server import elo
 from server.storage import models as m
+from server.storage.base import RatedResult
 from server.storage.sqlbase import SqlBase
 
 #: The PostgreSQL advisory lock that rating writers take (the bytes of "hamlet-r").
@@ -50,6 +51,48 @@ def apply_ratings(s: Session, game: str, bots: Sequence[str], ranks: Sequence[in
 
 class RatingsPart(SqlBase):
     """Leaderboards and rebuilds."""
+
+    def rated_results(self, game: str, rules_version: str) -> list[RatedResult]:
+        with self._tx() as s:
+            rows = s.execute(
+                select(
+                    m.Match.id,
+                    m.Match.tournament_id,
+                    m.Match.round,
+                    m.Match.table_index,
+                    m.Bot.name,
+                    m.BotVersion.version,
+                    m.MatchSeat.rank,
+                )
+                .select_from(m.ResultLog)
+                .join(m.Match, m.Match.id == m.ResultLog.match_id)
+                .join(m.MatchSeat, m.MatchSeat.match_id == m.Match.id)
+                .join(m.BotVersion, m.BotVersion.id == m.MatchSeat.bot_version_id)
+                .join(m.Bot, m.Bot.id == m.BotVersion.bot_id)
+                .where(
+                    m.ResultLog.game == game,
+                    m.ResultLog.rated.is_(True),
+                    m.Match.rules_version == rules_version,
+                )
+                .order_by(m.Match.id, m.MatchSeat.seat)
+            ).all()
+        out: list[RatedResult] = []
+        seats: list[tuple[str, int, int]] = []
+        for i, (match_id, tid, rnd, table, name, version, rank) in enumerate(rows):
+            seats.append((name, version, int(rank or 0)))
+            if i + 1 == len(rows) or rows[i + 1][0] != match_id:
+                out.append(RatedResult(match_id, f"{tid}.r{rnd}.t{table}", tuple(seats)))
+                seats = []
+        return out
+
+    def rated_result_count(self, game: str) -> int:
+        with self._tx() as s:
+            found = s.scalar(
+                select(func.count())
+                .select_from(m.ResultLog)
+                .where(m.ResultLog.game == game, m.ResultLog.rated.is_(True))
+            )
+            return int(found or 0)
 
     def leaderboard(self, game: str) -> list[elo.BotRating]:
         with self._tx() as s:

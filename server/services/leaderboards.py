@@ -1,0 +1,109 @@
+"""Published leaderboards: the rating fit over a game's rated results, refitted when results
+arrive, shown per bot version or per bot (its latest version)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from server.ratings import intervals
+from server.ratings.data import Result, pack
+from server.ratings.fit import fit
+from server.ratings.intervals import Line, SeatAdvantage
+from server.services import validation as v
+from server.storage import Store
+
+
+@dataclass(frozen=True, slots=True)
+class VersionLine:
+    """A published line of one bot version."""
+
+    bot: str
+    version: int
+    line: Line
+    other_versions: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """One game's published leaderboard under one rules version."""
+
+    game: str
+    rules_version: str
+    lines: tuple[VersionLine, ...]  # best first, every version
+    seats: tuple[SeatAdvantage, ...]
+    matches: int
+    blocks: int
+
+    def latest_only(self) -> tuple[VersionLine, ...]:
+        """Each bot's line at its latest rated version, rank ranges among these lines."""
+        latest: dict[str, int] = {}
+        for vl in self.lines:
+            latest[vl.bot] = max(latest.get(vl.bot, 0), vl.version)
+        shown = [vl for vl in self.lines if vl.version == latest[vl.bot]]
+        ranks = intervals.rank_ranges(
+            np.array([vl.line.low for vl in shown]), np.array([vl.line.high for vl in shown])
+        )
+        return tuple(
+            replace(vl, line=replace(vl.line, rank_low=lo, rank_high=hi))
+            for vl, (lo, hi) in zip(shown, ranks, strict=True)
+        )
+
+
+def split_version(key: str) -> tuple[str, int]:
+    """``name@3`` -> ``("name", 3)``."""
+    name, _, version = key.rpartition("@")
+    return name, int(version)
+
+
+class LeaderboardService:
+    """Fits on demand and keeps the last fit per (game, rules version) until results change."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._lock = threading.Lock()
+        self._cache: dict[tuple[str, str], tuple[int, Published]] = {}
+
+    def published(self, game: str, rules_version: str = "") -> Published:
+        """The fitted leaderboard (the engine's current rules when ``rules_version`` is empty)."""
+        spec = v.game_spec(game)
+        rules = rules_version or spec.rules_version
+        v.identifier("rules_version", rules)
+        count = self.store.rated_result_count(game)
+        with self._lock:
+            cached = self._cache.get((game, rules))
+        if cached is not None and cached[0] == count:
+            return cached[1]
+        board = self._fit(game, rules)
+        with self._lock:
+            self._cache[(game, rules)] = (count, board)
+        return board
+
+    def _fit(self, game: str, rules: str) -> Published:
+        rows = self.store.rated_results(game, rules)
+        if not rows:
+            return Published(game, rules, (), (), 0, 0)
+        packed = pack(
+            Result(
+                tuple(f"{name}@{version}" for name, version, _ in r.seats),
+                tuple(rank for _, _, rank in r.seats),
+                r.block,
+            )
+            for r in rows
+        )
+        result = fit(packed)
+        cov = intervals.sandwich(packed, result)
+        lines = intervals.table(packed, result, cov)
+        versions: dict[str, list[int]] = {}
+        for line in lines:
+            name, version = split_version(line.bot)
+            versions.setdefault(name, []).append(version)
+        out = []
+        for line in lines:
+            name, version = split_version(line.bot)
+            others = tuple(sorted(x for x in versions[name] if x != version))
+            out.append(VersionLine(name, version, line, others))
+        seats = tuple(intervals.seat_advantages(result, cov))
+        return Published(game, rules, tuple(out), seats, len(rows), packed.blocks)
