@@ -178,6 +178,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--states", action="store_true", help="print the public state after each decision"
     )
+    p = add(
+        "verify", c.match_verify, "check the seed commitment and re-simulate the replay", match
+    )
+    p.add_argument("match_id")
 
     p = add(
         "leaderboard",

@@ -229,6 +229,47 @@ def match_replay(args: argparse.Namespace) -> int:
     return EXIT_OK if replay.matches_record else EXIT_FAILED
 
 
+def match_verify(args: argparse.Namespace) -> int:
+    """``hamlet match verify ID``: the seeds were fixed in advance, and the replay holds."""
+    from server.services.commitments import commitment
+
+    stub = arena(args)
+    match = stub.GetMatch(arena_pb2.MatchRef(match_id=args.match_id), timeout=args.timeout).match
+    ref = arena_pb2.TournamentRef(tournament_id=match.tournament_id)
+    t = stub.GetTournament(ref, timeout=args.timeout)
+    if not t.seed_nonce:
+        console.err.print(
+            f"hamlet: tournament {t.tournament_id} is not over: its seeds are revealed when it "
+            f"ends (commitment {t.seed_commitment})"
+        )
+        return EXIT_FAILED
+    matches = stub.ListMatches(ref, timeout=max(args.timeout, 60)).matches
+    again = commitment(t.tournament_id, t.seed_nonce, ((m.match_id, m.seed) for m in matches))
+    committed = again == t.seed_commitment
+    replay = stub.GetReplay(arena_pb2.MatchRef(match_id=args.match_id), timeout=60)
+    if args.json:
+        print_json(
+            {
+                "commitment": t.seed_commitment,
+                "recomputed": again,
+                "commitment_holds": committed,
+                "replay_holds": replay.matches_record,
+            }
+        )
+    else:
+        holds = "matches" if committed else "does NOT match"
+        out.print(
+            f"seed commitment {t.seed_commitment} (published when {t.tournament_id} was "
+            f"created) {holds} the revealed seeds of its {len(matches)} matches"
+        )
+        verdict = "reproduces" if replay.matches_record else "does NOT reproduce"
+        out.print(
+            f"match {args.match_id}, seed {match.seed}: replayed through the engine, it "
+            f"{verdict} the recorded result (scores {list(replay.replayed_scores)})"
+        )
+    return EXIT_OK if committed and replay.matches_record else EXIT_FAILED
+
+
 def leaderboard(args: argparse.Namespace) -> int:
     """``hamlet leaderboard GAME``."""
     req = arena_pb2.GetLeaderboardRequest(

@@ -85,7 +85,8 @@ def tournament_table(t: arena_pb2.Tournament) -> Table:
         ("bots", ", ".join(t.bots)),
         ("players per table", str(t.players_per_table)),
         ("rounds", str(t.rounds)),
-        ("seed", str(t.seed)),
+        ("seed", str(t.seed) if t.seed_nonce else "hidden until the tournament ends"),
+        ("seed commitment", t.seed_commitment or "-"),
         ("decision time", f"{t.decision_time_ms} ms"),
         ("rated", "yes" if t.rated else "no"),
         (
@@ -141,7 +142,8 @@ def matches_table(matches: Iterable[common_pb2.Match], title: str = "Matches") -
 
 def match_table(m: common_pb2.Match) -> Table:
     """A match's seats and outcome."""
-    table = Table(title=f"Match {m.match_id} ({m.game}, seed {m.seed}, {match_status(m.status)})")
+    seed = str(m.seed) if m.seed else "hidden"
+    table = Table(title=f"Match {m.match_id} ({m.game}, seed {seed}, {match_status(m.status)})")
     for col in ("seat", "bot", "version", "score", "rank", "forfeit"):
         table.add_column(col)
     for s in m.seats:

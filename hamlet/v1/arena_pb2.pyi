@@ -630,6 +630,8 @@ class Tournament(_message.Message):
     FINISHED_AT_FIELD_NUMBER: _builtins.int
     STANDINGS_FIELD_NUMBER: _builtins.int
     OWNER_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    SEED_NONCE_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     game: _builtins.str
     format: _common_pb2.TournamentFormat.ValueType
@@ -648,6 +650,11 @@ class Tournament(_message.Message):
     finished_at: _builtins.str
     owner: _builtins.str
     """the user who created it"""
+    seed_commitment: _builtins.str
+    """SHA-256 of the match seeds, published at creation; seed (above) and this nonce are
+    revealed when the tournament is over, so anyone can check (`hamlet match verify`).
+    """
+    seed_nonce: _builtins.str
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """"name@version" """
@@ -678,10 +685,12 @@ class Tournament(_message.Message):
         finished_at: _builtins.str = ...,
         standings: _abc.Iterable[Global___Standing] | None = ...,
         owner: _builtins.str = ...,
+        seed_commitment: _builtins.str = ...,
+        seed_nonce: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "created_at", b"created_at", "decision_time_ms", b"decision_time_ms", "finished_at", b"finished_at", "format", b"format", "game", b"game", "matches_cancelled", b"matches_cancelled", "matches_failed", b"matches_failed", "matches_finished", b"matches_finished", "matches_running", b"matches_running", "matches_total", b"matches_total", "owner", b"owner", "players_per_table", b"players_per_table", "rated", b"rated", "rounds", b"rounds", "seed", b"seed", "standings", b"standings", "status", b"status", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "created_at", b"created_at", "decision_time_ms", b"decision_time_ms", "finished_at", b"finished_at", "format", b"format", "game", b"game", "matches_cancelled", b"matches_cancelled", "matches_failed", b"matches_failed", "matches_finished", b"matches_finished", "matches_running", b"matches_running", "matches_total", b"matches_total", "owner", b"owner", "players_per_table", b"players_per_table", "rated", b"rated", "rounds", b"rounds", "seed", b"seed", "seed_commitment", b"seed_commitment", "seed_nonce", b"seed_nonce", "standings", b"standings", "status", b"status", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -158,7 +158,10 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self, request: arena_pb2.TournamentRef, context: grpc.ServicerContext
     ) -> arena_pb2.ListMatchesResponse:
         found = self.tournaments.matches(request.tournament_id)
-        return arena_pb2.ListMatchesResponse(matches=[convert.match(m) for m in found])
+        open_blocks = {(m.round, m.table) for m in found if not m.status.final}
+        return arena_pb2.ListMatchesResponse(
+            matches=[convert.match(m, (m.round, m.table) not in open_blocks) for m in found]
+        )
 
     @stream
     def WatchTournament(
@@ -170,7 +173,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         for record, match in events:
             event = arena_pb2.TournamentEvent(tournament=convert.tournament(record))
             if match is not None:
-                event.match.CopyFrom(convert.match(match))
+                event.match.CopyFrom(convert.match(match, self.matches.published(match)))
             yield event
 
     @unary
@@ -179,7 +182,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     ) -> arena_pb2.MatchDetail:
         match, decisions = self.matches.detail(request.match_id)
         return arena_pb2.MatchDetail(
-            match=convert.match(match), decisions=[convert.decision(d) for d in decisions]
+            match=convert.match(match, self.matches.published(match)),
+            decisions=[convert.decision(d) for d in decisions],
         )
 
     @unary

@@ -85,14 +85,14 @@ def token_info(record: TokenRecord) -> arena_pb2.TokenInfo:
     )
 
 
-def match(record: MatchRecord) -> common_pb2.Match:
-    """A match with its seats."""
+def match(record: MatchRecord, reveal_seed: bool = True) -> common_pb2.Match:
+    """A match with its seats (seed 0 while it is not published)."""
     return common_pb2.Match(
         match_id=record.match_id,
         tournament_id=record.tournament_id,
         game=record.game,
         rules_version=record.rules_version,
-        seed=record.seed,
+        seed=record.seed if reveal_seed else 0,
         status=_MATCH_STATUS[record.status],
         seats=[
             common_pb2.Seat(
@@ -143,7 +143,10 @@ def tournament(
         bots=list(record.bots),
         players_per_table=record.players_per_table,
         rounds=record.rounds,
-        seed=record.seed,
+        # the seed and the commitment's nonce are revealed when the tournament is over
+        seed=record.seed if record.status.final else 0,
+        seed_commitment=record.seed_commitment,
+        seed_nonce=record.seed_nonce if record.status.final else "",
         decision_time_ms=record.decision_time_ms,
         rated=record.rated,
         matches_total=record.matches_total,

@@ -104,8 +104,16 @@ class MatchService:
         return found
 
     def detail(self, match_id: str) -> tuple[MatchRecord, list[DecisionRecord]]:
-        """A match with its action log."""
-        return self.get(match_id), self.store.get_decisions(match_id)
+        """A match with its action log (empty until the match's block is published)."""
+        match = self.get(match_id)
+        if not self.published(match):
+            return match, []
+        return match, self.store.get_decisions(match_id)
+
+    def published(self, match: MatchRecord) -> bool:
+        """Whether a match's seed, log and replay may be shown: once every rotation sharing
+        its seed is final (before, they would tell the others' bots what chance holds)."""
+        return not self.store.block_open(match.tournament_id, match.round, match.table)
 
     def claim(self, match_id: str, worker_id: str) -> Claim:
         """Lease a match to a new attempt with a fresh attempt token. A final match is handed
@@ -228,7 +236,14 @@ class MatchService:
         return requeued
 
     def replay(self, match_id: str) -> Replay:
-        """Replay a stored match through the engine; FAILED_PRECONDITION unless finished."""
+        """Replay a stored match through the engine; FAILED_PRECONDITION unless finished and
+        published (see :meth:`published`)."""
+        match = self.get(match_id)
+        if match.status is MatchStatus.FINISHED and not self.published(match):
+            raise FailedPreconditionError(
+                f"match {match_id} shares its seed with rotations still being played; its "
+                "replay is published when they are all final"
+            )
         match, decisions = self.detail(match_id)
         if match.status is not MatchStatus.FINISHED:
             raise FailedPreconditionError(

@@ -11,6 +11,7 @@ from datetime import datetime
 from itertools import combinations
 
 from games import derive_seed
+from server.services import commitments
 from server.services import validation as v
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from server.services.hygiene import round_robin_matches
@@ -160,6 +161,7 @@ class TournamentService:
         tournament_id = "t" + secrets.token_hex(5)
         matches = plan_round_robin(tournament_id, entries, per_table, rounds, seed)
         assert len(matches) == total
+        salt = commitments.nonce()
         return self.store.create_tournament(
             NewTournament(
                 tournament_id=tournament_id,
@@ -175,6 +177,10 @@ class TournamentService:
                 entry_version_ids=tuple(entries),
                 matches=tuple(matches),
                 owner_id=req.owner_id,
+                seed_nonce=salt,
+                seed_commitment=commitments.commitment(
+                    tournament_id, salt, ((x.match_id, x.seed) for x in matches)
+                ),
             )
         )
 

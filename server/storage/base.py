@@ -40,6 +40,11 @@ class TournamentStatus(enum.Enum):
     FINISHED = "finished"
     CANCELLED = "cancelled"
 
+    @property
+    def final(self) -> bool:
+        """True once no match of the tournament will be played."""
+        return self in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)
+
 
 class StoreConflictError(Exception):
     """The write contradicts what is stored (e.g. a bot name taken by a built-in bot)."""
@@ -145,6 +150,8 @@ class TournamentRecord:
     finished_at: datetime | None
     counts: dict[MatchStatus, int] = field(default_factory=dict)
     owner: str = ""
+    seed_nonce: str = ""
+    seed_commitment: str = ""
 
     @property
     def matches_total(self) -> int:
@@ -203,6 +210,8 @@ class NewTournament:
     entry_version_ids: tuple[int, ...]
     matches: tuple[NewMatch, ...]
     owner_id: int | None = None
+    seed_nonce: str = ""
+    seed_commitment: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +343,10 @@ class Store(Protocol):
 
     def get_decisions(self, match_id: str) -> list[DecisionRecord]:
         """A match's action log."""
+        ...
+
+    def block_open(self, tournament_id: str, round: int, table: int) -> bool:
+        """Whether a match of this duplicate block (the rotations sharing a seed) is not final."""
         ...
 
     def mark_queued(self, match_ids: Sequence[str], now: datetime) -> list[str]:

@@ -105,6 +105,8 @@ class Tournament(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime)
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    seed_nonce: Mapped[str | None] = mapped_column(String(32))
+    seed_commitment: Mapped[str | None] = mapped_column(String(64))
 
 
 class TournamentEntry(Base):

@@ -38,6 +38,8 @@ class TournamentsPart(SqlBase):
                     rated=spec.rated,
                     created_at=utcnow(),
                     owner_id=spec.owner_id,
+                    seed_nonce=spec.seed_nonce or None,
+                    seed_commitment=spec.seed_commitment or None,
                 )
             )
             s.flush()
@@ -136,4 +138,6 @@ class TournamentsPart(SqlBase):
             owner=(s.scalar(select(m.User.name).where(m.User.id == t.owner_id)) or "")
             if t.owner_id is not None
             else "",
+            seed_nonce=t.seed_nonce or "",
+            seed_commitment=t.seed_commitment or "",
         )

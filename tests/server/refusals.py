@@ -41,3 +41,10 @@ def running_match(run: Running, admin: Metadata, worker: Metadata) -> worker_pb2
     )
     run.attempts[claim.match.match_id] = claim.attempt_token
     return claim.match
+
+
+def finish_others(run: Running, match_id: str) -> None:
+    """Play every other queued match, so that ``match_id``'s block is over and published."""
+    for other in run.queue.sent:
+        if other != match_id:
+            fakeworker.play(run.worker_channel, other)

@@ -14,7 +14,7 @@ import pytest
 from hamlet.v1 import arena_pb2, common_pb2, worker_pb2
 from tests.server import fakeworker
 from tests.server.conftest import Metadata, Running
-from tests.server.refusals import assert_refused, running_match
+from tests.server.refusals import assert_refused, finish_others, running_match
 
 
 def test_nul_in_a_stderr_tail_is_stripped_and_the_match_recorded(
@@ -33,6 +33,7 @@ def test_nul_in_a_stderr_tail_is_stripped_and_the_match_recorded(
         metadata=worker_metadata,
     )
     assert answer.recorded
+    finish_others(served, spec.match_id)
     detail = served.arena.GetMatch(
         arena_pb2.MatchRef(match_id=spec.match_id), metadata=admin_metadata
     )

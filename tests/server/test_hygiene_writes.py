@@ -29,7 +29,7 @@ from server.storage import (
 from server.storage.base import utcnow
 from tests.server import fakeworker
 from tests.server.conftest import Metadata, Running
-from tests.server.refusals import assert_refused, running_match
+from tests.server.refusals import assert_refused, finish_others, running_match
 
 
 def test_a_tournament_too_large_is_refused_before_it_is_planned(
@@ -211,6 +211,7 @@ def test_a_recorded_log_that_does_not_replay_is_a_failed_precondition(
     outcome = replace(outcome, decisions=(bad, *outcome.decisions[1:]))
     digest = attempt_digest(served.attempts[spec.match_id])
     assert served.store.finalize_match(spec.match_id, outcome, utcnow(), digest)
+    finish_others(served, spec.match_id)
     assert_refused(
         served,
         lambda: served.arena.GetReplay(
