@@ -131,11 +131,17 @@ def _parser() -> argparse.ArgumentParser:
     p = add(
         "create",
         c.tournament_create,
-        "create a round robin (every seat rotation, duplicate seeds)",
+        "create a round robin or a gauntlet (every seat rotation, duplicate seeds)",
         tour,
     )
     p.add_argument("game")
     p.add_argument("bots", nargs="+", metavar="BOT")
+    p.add_argument(
+        "--format",
+        choices=("round-robin", "gauntlet"),
+        default="round-robin",
+        help="gauntlet: the first BOT against the others (default round-robin)",
+    )
     p.add_argument(
         "--players",
         type=int,
@@ -178,9 +184,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--states", action="store_true", help="print the public state after each decision"
     )
-    p = add(
-        "verify", c.match_verify, "check the seed commitment and re-simulate the replay", match
-    )
+    p = add("verify", c.match_verify, "check the seed commitment and re-simulate the replay", match)
     p.add_argument("match_id")
 
     p = add(

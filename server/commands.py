@@ -19,6 +19,12 @@ from server.console import out, print_json, to_dict
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
+_FORMATS = {
+    "round-robin": common_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+    "gauntlet": common_pb2.TOURNAMENT_FORMAT_GAUNTLET,
+}
+
+
 def arena(args: argparse.Namespace) -> arena_pb2_grpc.ArenaStub:
     """A stub on ``--server`` with the caller's token (see :mod:`server.credentials`)."""
     token, _ = credentials.find_token()
@@ -92,7 +98,7 @@ def tournament_create(args: argparse.Namespace) -> int:
     req = arena_pb2.CreateTournamentRequest(
         game=args.game,
         bots=args.bots,
-        format=common_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        format=_FORMATS[args.format],
         players_per_table=args.players,
         rounds=args.rounds,
         seed=max(args.seed, 0),

@@ -94,6 +94,10 @@ class _TournamentFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Tour
     """Every combination of `players_per_table` bots, in every cyclic seat rotation, each
     rotation of a table replaying the same seed (duplicate seeds), `rounds` times.
     """
+    TOURNAMENT_FORMAT_GAUNTLET: _TournamentFormat.ValueType  # 2
+    """The first named bot against the field: every combination of `players_per_table - 1` of
+    the others with it, in every seat rotation, duplicate seeds, `rounds` times.
+    """
 
 class TournamentFormat(_TournamentFormat, metaclass=_TournamentFormatEnumTypeWrapper): ...
 
@@ -101,6 +105,10 @@ TOURNAMENT_FORMAT_UNSPECIFIED: TournamentFormat.ValueType  # 0
 TOURNAMENT_FORMAT_ROUND_ROBIN: TournamentFormat.ValueType  # 1
 """Every combination of `players_per_table` bots, in every cyclic seat rotation, each
 rotation of a table replaying the same seed (duplicate seeds), `rounds` times.
+"""
+TOURNAMENT_FORMAT_GAUNTLET: TournamentFormat.ValueType  # 2
+"""The first named bot against the field: every combination of `players_per_table - 1` of
+the others with it, in every seat rotation, duplicate seeds, `rounds` times.
 """
 Global___TournamentFormat: _TypeAlias = TournamentFormat  # noqa: Y015
 

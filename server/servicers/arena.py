@@ -19,12 +19,18 @@ from server.services.bots import BotService
 from server.services.errors import InvalidArgumentError
 from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
-from server.services.tournaments import ROUND_ROBIN, TournamentRequest, TournamentService
+from server.services.tournaments import (
+    GAUNTLET,
+    ROUND_ROBIN,
+    TournamentRequest,
+    TournamentService,
+)
 from server.storage import Store
 
 _FORMATS = {
     common_pb2.TOURNAMENT_FORMAT_UNSPECIFIED: ROUND_ROBIN,
     common_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN: ROUND_ROBIN,
+    common_pb2.TOURNAMENT_FORMAT_GAUNTLET: GAUNTLET,
 }
 
 

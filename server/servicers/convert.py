@@ -33,6 +33,12 @@ _MATCH_STATUS = {
 }
 
 
+_FORMAT = {
+    "round_robin": common_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+    "gauntlet": common_pb2.TOURNAMENT_FORMAT_GAUNTLET,
+}
+
+
 def iso(when: datetime | None) -> str:
     """ISO 8601 UTC, empty for ``None``."""
     return "" if when is None else when.isoformat(timespec="seconds") + "Z"
@@ -138,7 +144,7 @@ def tournament(
     return arena_pb2.Tournament(
         tournament_id=record.tournament_id,
         game=record.game,
-        format=common_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        format=_FORMAT.get(record.format, common_pb2.TOURNAMENT_FORMAT_UNSPECIFIED),
         status=common_pb2.TournamentStatus.Value(f"TOURNAMENT_STATUS_{record.status.name}"),
         bots=list(record.bots),
         players_per_table=record.players_per_table,

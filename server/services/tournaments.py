@@ -3,6 +3,7 @@ cancel, status, standings and watching."""
 
 from __future__ import annotations
 
+import math
 import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -28,6 +29,9 @@ from server.storage import (
 from server.storage.base import utcnow
 
 ROUND_ROBIN = "round_robin"
+#: One bot (the first named) against a field: every table is the bot and per_table - 1 others.
+GAUNTLET = "gauntlet"
+FORMATS = (ROUND_ROBIN, GAUNTLET)
 MAX_BOTS = 64
 MAX_ROUNDS = 1000
 MAX_MATCHES = 20_000
@@ -64,13 +68,26 @@ class Standing:
     forfeits: int = 0
 
 
+def format_tables(fmt: str, entries: int, per_table: int) -> list[tuple[int, ...]]:
+    """The tables (entry indices, seat order of rotation 0) a format plays each round."""
+    if fmt == GAUNTLET:
+        return [(0, *rest) for rest in combinations(range(1, entries), per_table - 1)]
+    return list(combinations(range(entries), per_table))
+
+
 def plan_round_robin(
-    tournament_id: str, entries: Sequence[int], per_table: int, rounds: int, seed: int
+    tournament_id: str,
+    entries: Sequence[int],
+    per_table: int,
+    rounds: int,
+    seed: int,
+    tables: Sequence[tuple[int, ...]] | None = None,
 ) -> list[NewMatch]:
-    """Every ``per_table``-combination of entries, in every cyclic seat rotation, ``rounds``
-    times. All rotations of one table in one round share a seed (duplicate seeds), so every
-    bot meets the same shuffles and dice from every seat."""
-    tables = list(combinations(range(len(entries)), per_table))
+    """Every table (by default every ``per_table``-combination of entries), in every cyclic
+    seat rotation, ``rounds`` times. All rotations of one table in one round share a seed (a
+    duplicate block), so every bot meets the same shuffles and dice from every seat."""
+    if tables is None:
+        tables = format_tables(ROUND_ROBIN, len(entries), per_table)
     out = []
     for rnd in range(rounds):
         for t, combo in enumerate(tables):
@@ -88,6 +105,19 @@ def plan_round_robin(
                     )
                 )
     return out
+
+
+def planned_matches(fmt: str, entries: int, per_table: int, rounds: int) -> int:
+    """How many matches a format plans (before leaving out same-owner tables), computed
+    without planning: tables per round x seat rotations x rounds."""
+    if fmt == GAUNTLET:
+        return math.comb(entries - 1, per_table - 1) * per_table * rounds
+    return round_robin_matches(entries, per_table, rounds)
+
+
+def _shares_owner(table: tuple[int, ...], owners: Sequence[str]) -> bool:
+    named = [owners[i] for i in table if owners[i]]
+    return len(named) != len(set(named))
 
 
 class TournamentService:
@@ -108,8 +138,10 @@ class TournamentService:
     def create(self, req: TournamentRequest) -> TournamentRecord:
         """Validate everything, then write the tournament and its matches (PENDING)."""
         spec = v.game_spec(req.game)
-        if req.format != ROUND_ROBIN:
-            raise InvalidArgumentError(f"unknown format {req.format!r}; supported: {ROUND_ROBIN}")
+        if req.format not in FORMATS:
+            raise InvalidArgumentError(
+                f"unknown format {req.format!r}; supported: {', '.join(FORMATS)}"
+            )
         if not req.bots:
             raise InvalidArgumentError("name at least two bots")
         if len(req.bots) > MAX_BOTS:
@@ -140,13 +172,13 @@ class TournamentService:
             MAX_DECISION_MS,
         )
         seed = v.bounded("seed", req.seed, 0, v.MAX_SEED) or secrets.randbits(63)
-        total = round_robin_matches(len(req.bots), per_table, rounds)
+        total = planned_matches(req.format, len(req.bots), per_table, rounds)
         if total > MAX_MATCHES:
             raise InvalidArgumentError(
                 f"{len(req.bots)} bots at {per_table} per table for {rounds} rounds make "
                 f"{total} matches; the limit is {MAX_MATCHES}: name fewer bots or rounds"
             )
-        entries = []
+        entries, owners = [], []
         for name in req.bots:
             bot = self.store.get_bot(name)
             if bot is None:
@@ -158,16 +190,25 @@ class TournamentService:
                     f"bot {name!r} does not play {req.game} (it plays {', '.join(bot.games)})"
                 )
             entries.append(bot.version_id)
+            owners.append(bot.owner)
+        tables = format_tables(req.format, len(entries), per_table)
+        if req.rated:
+            # Ranked tables never seat two bots of one user (the system's built-ins aside).
+            tables = [t for t in tables if not _shares_owner(t, owners)]
+            if not tables:
+                raise InvalidArgumentError(
+                    "every table would seat two bots of the same owner; a rated tournament "
+                    "needs bots of different owners (or make it --unrated)"
+                )
         tournament_id = "t" + secrets.token_hex(5)
-        matches = plan_round_robin(tournament_id, entries, per_table, rounds, seed)
-        assert len(matches) == total
+        matches = plan_round_robin(tournament_id, entries, per_table, rounds, seed, tables)
         salt = commitments.nonce()
         return self.store.create_tournament(
             NewTournament(
                 tournament_id=tournament_id,
                 game=req.game,
                 rules_version=spec.rules_version,
-                format=ROUND_ROBIN,
+                format=req.format,
                 players_per_table=per_table,
                 rounds=rounds,
                 seed=seed,
