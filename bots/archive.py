@@ -92,7 +92,9 @@ def check(code: bytes) -> Manifest:
                 total += info.file_size
                 names.add(info.filename)
             if total > MAX_UNPACKED_BYTES:
-                raise ArchiveError(f"archive unpacks to {total} bytes (at most {MAX_UNPACKED_BYTES})")
+                raise ArchiveError(
+                    f"archive unpacks to {total} bytes (at most {MAX_UNPACKED_BYTES})"
+                )
             if MANIFEST not in names:
                 raise ArchiveError(f"archive has no {MANIFEST}")
             manifest = _parse_manifest(zf.read(MANIFEST))

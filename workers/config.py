@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from workers.sandbox import SandboxLimits, SandboxMode
+
 #: The Celery task and queue (the contract with the server, which enqueues by name).
 PLAY_MATCH_TASK = "hamlet.play_match"
 MATCH_QUEUE = "matches"
@@ -47,6 +49,10 @@ class WorkerConfig:
     code_cache_dir: Path = Path(tempfile.gettempdir()) / "hamlet-bot-code"
     sandbox_memory_bytes: int = 1 << 30
     sandbox_cpu_seconds: int = 600
+    #: strict (every guarantee or no uploaded bots) or insecure (local development, unrated).
+    sandbox_mode: SandboxMode = SandboxMode.STRICT
+    #: A cgroup directory delegated to the worker's uid ("" = below its own cgroup).
+    sandbox_cgroup: str = ""
     worker_name: str = ""
 
     def validate(self) -> None:
@@ -72,6 +78,15 @@ class WorkerConfig:
             raise ConfigError("RPC timeout, attempts and task retries must be positive")
         if self.sandbox_memory_bytes < 64 << 20 or self.sandbox_cpu_seconds < 1:
             raise ConfigError("sandbox limits too small (memory >= 64 MiB, CPU >= 1 s)")
+
+    def sandbox_limits(self) -> SandboxLimits:
+        """The limits and mode of the sandbox for uploaded bots."""
+        return SandboxLimits(
+            memory_bytes=self.sandbox_memory_bytes,
+            cpu_seconds=self.sandbox_cpu_seconds,
+            mode=self.sandbox_mode,
+            cgroup_parent=self.sandbox_cgroup,
+        )
 
     @property
     def name(self) -> str:
@@ -117,10 +132,20 @@ class WorkerConfig:
                 num("HAMLET_SANDBOX_MEMORY_BYTES", d.sandbox_memory_bytes, int)
             ),
             sandbox_cpu_seconds=int(num("HAMLET_SANDBOX_CPU_SECONDS", d.sandbox_cpu_seconds, int)),
+            sandbox_mode=_sandbox_mode(env.get("HAMLET_SANDBOX", "")),
+            sandbox_cgroup=env.get("HAMLET_SANDBOX_CGROUP", ""),
             worker_name=env.get("HAMLET_WORKER_NAME", ""),
         )
         out.validate()
         return out
+
+
+def _sandbox_mode(raw: str) -> SandboxMode:
+    try:
+        return SandboxMode(raw or SandboxMode.STRICT.value)
+    except ValueError:
+        names = " or ".join(m.value for m in SandboxMode)
+        raise ConfigError(f"HAMLET_SANDBOX must be {names}, not {raw!r}") from None
 
 
 def check_visibility_timeout(visibility_timeout: float, hard_limit: float) -> None:

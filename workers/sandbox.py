@@ -42,7 +42,13 @@ from workers.cgroups import BotCgroup, CgroupError, CgroupLimits
 from workers.model import BotError, ForfeitReason
 from workers.sandbox_io import BotProcess
 from workers.sandbox_layout import Layout, bwrap_args, bwrap_path, layout
-from workers.sandbox_procs import DIR_PREFIX, kill_uid, processes_of_uid, read_until_eof, sweep_stale_dirs
+from workers.sandbox_procs import (
+    DIR_PREFIX,
+    kill_uid,
+    processes_of_uid,
+    read_until_eof,
+    sweep_stale_dirs,
+)
 
 _UID_BASE = 100_000
 _LAUNCH_TIMEOUT_S = 30.0

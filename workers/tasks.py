@@ -23,7 +23,6 @@ from workers.config import PLAY_MATCH_TASK, WorkerConfig
 from workers.metrics import METRICS, MatchOutcome
 from workers.play import execute
 from workers.reporting import HostRejectedError, HostUnavailableError, MatchHostClient
-from workers.sandbox import SandboxLimits
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +46,9 @@ def _child_context(config: WorkerConfig) -> _Context:
         host = MatchHostClient(
             config.server_addr, timeout_s=config.rpc_timeout, attempts=config.rpc_attempts
         )
-        limits = SandboxLimits(
-            memory_bytes=config.sandbox_memory_bytes, cpu_seconds=config.sandbox_cpu_seconds
+        seats = SeatClients(
+            CodeCache(config.code_cache_dir, host.fetch_code), config.sandbox_limits()
         )
-        seats = SeatClients(CodeCache(config.code_cache_dir, host.fetch_code), limits)
         _context = _Context(os.getpid(), config.name, host, seats)
     return _context
 
