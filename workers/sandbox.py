@@ -188,6 +188,12 @@ class SandboxedBot(BotProcess):
             os.close(filter_w)
         status_r, status_w = os.pipe()
         args = bwrap_args(lay, sources, lim.tmpfs_bytes, filter_r, status_w)
+        # Through a pipe, not argv: the bot could read bubblewrap's /proc/1/cmdline.
+        args_r, args_w = os.pipe()
+        try:
+            os.write(args_w, b"".join(a.encode() + b"\0" for a in args))
+        finally:
+            os.close(args_w)
         config = {
             "parent": os.getpid(),
             "cgroup_procs": self.cgroup.procs_files,
@@ -195,10 +201,12 @@ class SandboxedBot(BotProcess):
             "rlimits": self._rlimits(nproc=self.uid is not None),
             "uid": self.uid,
             "close_fds": [],
-            "argv": [bwrap, *args],
+            "argv": [bwrap, "--args", str(args_r), "--", *lay.argv],
             "env": {},
         }
-        self._launch(config, (filter_r, status_w), status_r, self.root, expect_info=True)
+        self._launch(
+            config, (filter_r, status_w, args_r), status_r, self.root, expect_info=True
+        )
 
     def _stage(self, lay: Layout) -> tuple[list[str], list[tuple[str, str]]]:
         """Sources as bubblewrap sees them, and the (source, mount point) pairs to stage."""

@@ -192,6 +192,24 @@ def available_runtimes(limits: SandboxLimits) -> list[str]:
     return [r.value for r in Runtime if runtime_binary(r, limits.python) is not None]
 
 
+def missing_kernel_features() -> list[str]:
+    """What the kernel lacks for the strict sandbox (empty: the sandbox should work here)."""
+    missing = []
+    for knob in ("/proc/sys/user/max_user_namespaces", "/proc/sys/kernel/unprivileged_userns_clone"):
+        try:
+            if int(Path(knob).read_text()) == 0:
+                missing.append(f"user namespaces are disabled ({knob} is 0)")
+        except (OSError, ValueError):
+            continue
+    if not Path("/proc/self/ns/user").exists():
+        missing.append("the kernel has no user namespaces")
+    if "Seccomp:" not in Path("/proc/self/status").read_text():
+        missing.append("the kernel has no seccomp")
+    if detect_version() is CgroupVersion.NONE:
+        missing.append("no cgroup hierarchy with the memory, pids and cpu controllers")
+    return missing
+
+
 @functools.lru_cache(maxsize=4)
 def cached_check(limits: SandboxLimits) -> SandboxReport:
     """:func:`check`, once per process and limits."""

@@ -177,7 +177,8 @@ def bwrap_args(
     seccomp_fd: int,
     info_fd: int,
 ) -> list[str]:
-    """bubblewrap's arguments (after the binary), ``sources[i]`` standing for ``binds[i]``."""
+    """bubblewrap's options (the command, ``lay.argv``, follows ``--``), ``sources[i]``
+    standing for ``binds[i]``."""
     args = [
         "--unshare-all",
         "--unshare-user",
@@ -217,5 +218,5 @@ def bwrap_args(
             args += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
     args += ["--size", str(tmpfs_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
     args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", "/tmp"]
-    args += ["--seccomp", str(seccomp_fd), "--info-fd", str(info_fd), "--", *lay.argv]
+    args += ["--seccomp", str(seccomp_fd), "--info-fd", str(info_fd)]
     return args
