@@ -204,9 +204,7 @@ class SandboxedBot(BotProcess):
             "argv": [bwrap, "--args", str(args_r), "--", *lay.argv],
             "env": {},
         }
-        self._launch(
-            config, (filter_r, status_w, args_r), status_r, self.root, expect_info=True
-        )
+        self._launch(config, (filter_r, status_w, args_r), status_r, self.root, expect_info=True)
 
     def _stage(self, lay: Layout) -> tuple[list[str], list[tuple[str, str]]]:
         """Sources as bubblewrap sees them, and the (source, mount point) pairs to stage."""

@@ -195,7 +195,10 @@ def available_runtimes(limits: SandboxLimits) -> list[str]:
 def missing_kernel_features() -> list[str]:
     """What the kernel lacks for the strict sandbox (empty: the sandbox should work here)."""
     missing = []
-    for knob in ("/proc/sys/user/max_user_namespaces", "/proc/sys/kernel/unprivileged_userns_clone"):
+    for knob in (
+        "/proc/sys/user/max_user_namespaces",
+        "/proc/sys/kernel/unprivileged_userns_clone",
+    ):
         try:
             if int(Path(knob).read_text()) == 0:
                 missing.append(f"user namespaces are disabled ({knob} is 0)")

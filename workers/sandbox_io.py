@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
-import shutil
 import signal
 import struct
 import subprocess
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workers.model import BotError, ForfeitReason
-from workers.sandbox_procs import kill_uid
+from workers.sandbox_procs import kill_uid, remove_tree
 
 if TYPE_CHECKING:
     from workers.cgroups import BotCgroup
@@ -90,7 +89,7 @@ class BotProcess:
                     with contextlib.suppress(OSError):
                         stream.close()
             proc.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_tree(self.root)
 
     def __enter__(self) -> BotProcess:
         return self

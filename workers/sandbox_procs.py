@@ -33,6 +33,14 @@ def read_until_eof(fd: int, timeout_s: float) -> bytes | None:
         os.close(fd)
 
 
+def remove_tree(root: Path) -> None:
+    """Remove a sandbox directory, read-only parts (the bot's code) included."""
+    for dirpath, _, _ in os.walk(root):
+        with contextlib.suppress(OSError):
+            os.chmod(dirpath, 0o700)
+    shutil.rmtree(root, ignore_errors=True)
+
+
 def sweep_stale_dirs(parent: Path | None = None) -> int:
     """Remove sandbox directories left by processes that no longer exist (a SIGKILLed
     worker cannot clean up after itself); how many were removed."""
@@ -40,7 +48,7 @@ def sweep_stale_dirs(parent: Path | None = None) -> int:
     for entry in Path(parent or tempfile.gettempdir()).glob(f"{DIR_PREFIX}*-*"):
         pid = entry.name[len(DIR_PREFIX) :].split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            shutil.rmtree(entry, ignore_errors=True)
+            remove_tree(entry)
             removed += 1
     return removed
 

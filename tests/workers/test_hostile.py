@@ -120,7 +120,7 @@ def full_sandbox() -> None:
 def play(tmp_path: Path) -> Iterator[object]:
     cache = tmp_path / "code-cache"
 
-    def run(attacker: bytes, decision_s: float = 2.0, bank_s: float = 2.0) -> Played:
+    def run(attacker: bytes, decision_s: float = 1.0, bank_s: float = 6.0) -> Played:
         codes = {hashlib.sha256(c).hexdigest(): c for c in (attacker, HONEST)}
         seats = tuple(
             SeatPlan(i, f"seat{i}", 1, BotKind.UPLOADED, code_sha256=hashlib.sha256(c).hexdigest())
@@ -205,7 +205,7 @@ def test_fork_flood(play) -> None:  # type: ignore[no-untyped-def]
             """
         )
     )
-    assert played.attacker() is None
+    assert played.attacker() is None, played.detail()
 
 
 def test_daemonized_grandchild(play) -> None:  # type: ignore[no-untyped-def]
@@ -223,7 +223,7 @@ def test_daemonized_grandchild(play) -> None:  # type: ignore[no-untyped-def]
             token=token,
         )
     )
-    assert played.attacker() is None
+    assert played.attacker() is None, played.detail()
     assert not [p for p in Path("/proc").glob("[0-9]*/cmdline") if _has(p, token)]
 
 
@@ -255,7 +255,7 @@ def test_connection_to_a_loopback_port(play) -> None:  # type: ignore[no-untyped
         )
         with pytest.raises(BlockingIOError):
             listener.accept()
-    assert played.attacker() is None
+    assert played.attacker() is None, played.detail()
 
 
 def test_setns_into_any_namespace_under_proc(play) -> None:  # type: ignore[no-untyped-def]
@@ -277,7 +277,7 @@ def test_setns_into_any_namespace_under_proc(play) -> None:  # type: ignore[no-u
             worker=WORKER_PID,
         )
     )
-    assert played.attacker() is None
+    assert played.attacker() is None, played.detail()
 
 
 def test_reading_secrets(play, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
@@ -315,7 +315,7 @@ def test_reading_secrets(play, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
             tmp=tempfile.gettempdir(),
         )
     )
-    assert played.attacker() is None
+    assert played.attacker() is None, played.detail()
 
 
 def test_writing_into_the_worker_code_and_site_packages(play) -> None:  # type: ignore[no-untyped-def]
@@ -340,7 +340,7 @@ def test_writing_into_the_worker_code_and_site_packages(play) -> None:  # type: 
             name=name,
         )
     )
-    assert played.attacker() is None
+    assert played.attacker() is None, played.detail()
     assert not [t for t in targets if (t / name).exists()]
 
 
@@ -348,11 +348,12 @@ def test_writing_into_other_processes_fds(play) -> None:  # type: ignore[no-unty
     played = play(
         attack_bot(
             """
-            mine = os.readlink("/proc/self/fd/1")
+            # Its own pipes are fair game (it only hurts itself); anyone else's are the attack.
+            mine = {{os.readlink(f"/proc/self/fd/{{fd}}") for fd in (0, 1, 2)}}
             frame = (5).to_bytes(4, "big") + b"\\xff" * 5
             for path in glob.glob("/proc/[0-9]*/fd/*") + glob.glob("/proc/{worker}/fd/*"):
                 try:
-                    if os.readlink(path) == mine:
+                    if os.readlink(path) in mine:
                         continue
                     fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
                     os.write(fd, frame)
@@ -363,7 +364,7 @@ def test_writing_into_other_processes_fds(play) -> None:  # type: ignore[no-unty
             worker=WORKER_PID,
         )
     )
-    assert played.attacker() is None  # and the honest seat did not forfeit (checked by play)
+    assert played.attacker() is None, played.detail()  # the honest seat: checked by play
 
 
 def test_filling_the_working_directory_and_tmp(play) -> None:  # type: ignore[no-untyped-def]
@@ -386,7 +387,7 @@ def test_filling_the_working_directory_and_tmp(play) -> None:  # type: ignore[no
             limit=LIMITS.tmpfs_bytes,
         )
     )
-    assert played.attacker() is None
+    assert played.attacker() is None, played.detail()
 
 
 def test_a_gigabyte_to_stdout(play) -> None:  # type: ignore[no-untyped-def]
@@ -428,22 +429,49 @@ def write(data):
     ("name", "source", "reason", "says"),
     [
         ("exits at once", "import sys\nsys.exit(0)\n", ForfeitReason.CRASH, "status 0"),
-        ("crash on import", "raise RuntimeError('broken on import')\n", ForfeitReason.CRASH,
-         "broken on import"),
-        ("garbage frame", RAW + "read()\nwrite(b'\\xff' * 5)\ntime.sleep(60)\n",
-         ForfeitReason.BAD_OUTPUT, "DecisionResponse"),
-        ("oversized frame", RAW + "read()\nsys.stdout.buffer.write(struct.pack('>I', 1 << 30))\n"
-         "sys.stdout.flush()\ntime.sleep(60)\n", ForfeitReason.BAD_OUTPUT, "exceeds"),
-        ("illegal index", "from bots.sdk import run\nrun(lambda o, legal: 10**6)\n",
-         ForfeitReason.ILLEGAL_ACTION, "legal indices"),
-        ("negative index", "from bots.sdk import run\nrun(lambda o, legal: -1)\n",
-         ForfeitReason.ILLEGAL_ACTION, "legal indices"),
+        (
+            "crash on import",
+            "raise RuntimeError('broken on import')\n",
+            ForfeitReason.CRASH,
+            "broken on import",
+        ),
+        (
+            "garbage frame",
+            RAW + "read()\nwrite(b'\\xff' * 5)\ntime.sleep(60)\n",
+            ForfeitReason.BAD_OUTPUT,
+            "DecisionResponse",
+        ),
+        (
+            "oversized frame",
+            RAW + "read()\nsys.stdout.buffer.write(struct.pack('>I', 1 << 30))\n"
+            "sys.stdout.flush()\ntime.sleep(60)\n",
+            ForfeitReason.BAD_OUTPUT,
+            "exceeds",
+        ),
+        (
+            "illegal index",
+            "from bots.sdk import run\nrun(lambda o, legal: 10**6)\n",
+            ForfeitReason.ILLEGAL_ACTION,
+            "legal indices",
+        ),
+        (
+            "negative index",
+            "from bots.sdk import run\nrun(lambda o, legal: -1)\n",
+            ForfeitReason.ILLEGAL_ACTION,
+            "legal indices",
+        ),
         # bubblewrap's monitor holds the other end of the pipe: no EOF, the deadline ends it.
-        ("closes stdout", RAW + "read()\nos.close(1)\ntime.sleep(60)\n", ForfeitReason.TIMEOUT,
-         "no answer"),
+        (
+            "closes stdout",
+            RAW + "read()\nos.close(1)\ntime.sleep(60)\n",
+            ForfeitReason.TIMEOUT,
+            "no answer",
+        ),
     ],
 )
-def test_misbehaving_protocol(play, name: str, source: str, reason: ForfeitReason, says: str) -> None:  # type: ignore[no-untyped-def]
+def test_misbehaving_protocol(
+    play, name: str, source: str, reason: ForfeitReason, says: str
+) -> None:  # type: ignore[no-untyped-def]
     played = play(source.encode())
     assert played.attacker() is reason, played.detail()
     assert says in played.detail()
@@ -466,7 +494,7 @@ def test_raising_its_own_rlimits(play) -> None:  # type: ignore[no-untyped-def]
             """
         )
     )
-    assert played.attacker() is None
+    assert played.attacker() is None, played.detail()
 
 
 def test_setuid_zero(play) -> None:  # type: ignore[no-untyped-def]
@@ -484,4 +512,4 @@ def test_setuid_zero(play) -> None:  # type: ignore[no-untyped-def]
             """
         )
     )
-    assert played.attacker() is None
+    assert played.attacker() is None, played.detail()
