@@ -20,7 +20,7 @@ import sys
 import tempfile
 import textwrap
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +91,9 @@ class Played:
         return " ".join(f.detail for f in self.record.forfeits)
 
 
+Play = Callable[..., Played]
+
+
 def leftovers() -> list[str]:
     """Directories, cgroups and processes of this process's sandboxes that still exist."""
     mark = f"bot-{WORKER_PID}-"
@@ -117,7 +120,7 @@ def full_sandbox() -> None:
 
 
 @pytest.fixture
-def play(tmp_path: Path) -> Iterator[object]:
+def play(tmp_path: Path) -> Iterator[Play]:
     cache = tmp_path / "code-cache"
 
     def run(attacker: bytes, decision_s: float = 1.0, bank_s: float = 6.0) -> Played:
@@ -147,20 +150,20 @@ def play(tmp_path: Path) -> Iterator[object]:
     assert leftovers() == []
 
 
-def test_infinite_loop(play) -> None:  # type: ignore[no-untyped-def]
+def test_infinite_loop(play: Play) -> None:
     assert play(attack_bot("while True: pass")).attacker() is ForfeitReason.TIMEOUT
 
 
-def test_sleep_past_the_deadline(play) -> None:  # type: ignore[no-untyped-def]
+def test_sleep_past_the_deadline(play: Play) -> None:
     assert play(attack_bot("time.sleep(600)")).attacker() is ForfeitReason.TIMEOUT
 
 
-def test_memory_bomb(play) -> None:  # type: ignore[no-untyped-def]
+def test_memory_bomb(play: Play) -> None:
     played = play(attack_bot("hog = b'x' * (1 << 30)"))
     assert played.attacker() is ForfeitReason.CRASH and "MemoryError" in played.detail()
 
 
-def test_memory_spread_over_a_process_tree(play) -> None:  # type: ignore[no-untyped-def]
+def test_memory_spread_over_a_process_tree(play: Play) -> None:
     # Eight processes of 64 MiB each, every one under the per-process limit, 512 MiB in all:
     # the tree's cgroup (256 MiB) stops them.
     played = play(
@@ -187,7 +190,7 @@ def test_memory_spread_over_a_process_tree(play) -> None:  # type: ignore[no-unt
     assert played.attacker() in (None, ForfeitReason.CRASH)
 
 
-def test_fork_flood(play) -> None:  # type: ignore[no-untyped-def]
+def test_fork_flood(play: Play) -> None:
     played = play(
         attack_bot(
             """
@@ -208,7 +211,7 @@ def test_fork_flood(play) -> None:  # type: ignore[no-untyped-def]
     assert played.attacker() is None, played.detail()
 
 
-def test_daemonized_grandchild(play) -> None:  # type: ignore[no-untyped-def]
+def test_daemonized_grandchild(play: Play) -> None:
     token = f"hamlet-daemon-{uuid.uuid4().hex}"
     played = play(
         attack_bot(
@@ -216,7 +219,8 @@ def test_daemonized_grandchild(play) -> None:  # type: ignore[no-untyped-def]
             if os.fork() == 0:
                 os.setsid()
                 if os.fork() == 0:
-                    os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", "{token}"])
+                    code = "import time; time.sleep(600)"
+                    os.execv(sys.executable, [sys.executable, "-c", code, "{token}"])
                 os._exit(0)
             time.sleep(0.2)
             """,
@@ -234,7 +238,7 @@ def _has(path: Path, token: str) -> bool:
         return False
 
 
-def test_connection_to_a_loopback_port(play) -> None:  # type: ignore[no-untyped-def]
+def test_connection_to_a_loopback_port(play: Play) -> None:
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(8)
@@ -258,7 +262,7 @@ def test_connection_to_a_loopback_port(play) -> None:  # type: ignore[no-untyped
     assert played.attacker() is None, played.detail()
 
 
-def test_setns_into_any_namespace_under_proc(play) -> None:  # type: ignore[no-untyped-def]
+def test_setns_into_any_namespace_under_proc(play: Play) -> None:
     played = play(
         attack_bot(
             """
@@ -280,7 +284,7 @@ def test_setns_into_any_namespace_under_proc(play) -> None:  # type: ignore[no-u
     assert played.attacker() is None, played.detail()
 
 
-def test_reading_secrets(play, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_reading_secrets(play: Play, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = tmp_path / "data"
     data.mkdir()
     (data / "hamlet.sqlite").write_text("SECRET-DB")
@@ -318,7 +322,7 @@ def test_reading_secrets(play, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert played.attacker() is None, played.detail()
 
 
-def test_writing_into_the_worker_code_and_site_packages(play) -> None:  # type: ignore[no-untyped-def]
+def test_writing_into_the_worker_code_and_site_packages(play: Play) -> None:
     import grpc
 
     targets = [Path(workers.__file__).parent, Path(grpc.__file__).parent, Path(sys.prefix)]
@@ -344,7 +348,7 @@ def test_writing_into_the_worker_code_and_site_packages(play) -> None:  # type: 
     assert not [t for t in targets if (t / name).exists()]
 
 
-def test_writing_into_other_processes_fds(play) -> None:  # type: ignore[no-untyped-def]
+def test_writing_into_other_processes_fds(play: Play) -> None:
     played = play(
         attack_bot(
             """
@@ -367,7 +371,7 @@ def test_writing_into_other_processes_fds(play) -> None:  # type: ignore[no-unty
     assert played.attacker() is None, played.detail()  # the honest seat: checked by play
 
 
-def test_filling_the_working_directory_and_tmp(play) -> None:  # type: ignore[no-untyped-def]
+def test_filling_the_working_directory_and_tmp(play: Play) -> None:
     played = play(
         attack_bot(
             """
@@ -390,7 +394,7 @@ def test_filling_the_working_directory_and_tmp(play) -> None:  # type: ignore[no
     assert played.attacker() is None, played.detail()
 
 
-def test_a_gigabyte_to_stdout(play) -> None:  # type: ignore[no-untyped-def]
+def test_a_gigabyte_to_stdout(play: Play) -> None:
     source = attack_bot(
         """
         chunk = b"\\xff" * (1 << 20)
@@ -401,7 +405,7 @@ def test_a_gigabyte_to_stdout(play) -> None:  # type: ignore[no-untyped-def]
     assert play(source).attacker() is ForfeitReason.BAD_OUTPUT
 
 
-def test_a_gigabyte_to_stderr(play) -> None:  # type: ignore[no-untyped-def]
+def test_a_gigabyte_to_stderr(play: Play) -> None:
     source = attack_bot(
         """
         chunk = b"y" * (1 << 20)
@@ -477,11 +481,12 @@ def test_misbehaving_protocol(
     assert says in played.detail()
 
 
-def test_raising_its_own_rlimits(play) -> None:  # type: ignore[no-untyped-def]
+def test_raising_its_own_rlimits(play: Play) -> None:
     played = play(
         attack_bot(
             """
-            for name in ("RLIMIT_NPROC", "RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NOFILE", "RLIMIT_FSIZE"):
+            names = ("RLIMIT_NPROC", "RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NOFILE", "RLIMIT_FSIZE")
+            for name in names:
                 which = getattr(resource, name)
                 soft, hard = resource.getrlimit(which)
                 if hard == resource.RLIM_INFINITY:
@@ -497,7 +502,7 @@ def test_raising_its_own_rlimits(play) -> None:  # type: ignore[no-untyped-def]
     assert played.attacker() is None, played.detail()
 
 
-def test_setuid_zero(play) -> None:  # type: ignore[no-untyped-def]
+def test_setuid_zero(play: Play) -> None:
     played = play(
         attack_bot(
             """
