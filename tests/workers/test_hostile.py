@@ -474,8 +474,8 @@ def write(data):
     ],
 )
 def test_misbehaving_protocol(
-    play, name: str, source: str, reason: ForfeitReason, says: str
-) -> None:  # type: ignore[no-untyped-def]
+    play: Play, name: str, source: str, reason: ForfeitReason, says: str
+) -> None:
     played = play(source.encode())
     assert played.attacker() is reason, played.detail()
     assert says in played.detail()
