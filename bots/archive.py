@@ -119,6 +119,17 @@ def _parse_manifest(raw: bytes) -> Manifest:
     return Manifest(runtime, entry)
 
 
+def pack(directory: Path) -> bytes:
+    """A submission archive of every file under ``directory`` (which holds ``hamlet.json``)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+            zf.write(path, path.relative_to(directory).as_posix())
+    code = out.getvalue()
+    check(code)
+    return code
+
+
 def unpack(code: bytes, dest: Path) -> Manifest:
     """Check ``code`` and write it under ``dest`` (an empty directory); its manifest."""
     manifest = check(code)

@@ -25,15 +25,15 @@ _sym_db = _symbol_database.Default()
 from hamlet.v1 import common_pb2 as hamlet_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15hamlet/v1/arena.proto\x12\thamlet.v1\x1a\x16hamlet/v1/common.proto\"\x12\n\x10ListGamesRequest\"3\n\x11ListGamesResponse\x12\x1e\n\x05games\x18\x01 \x03(\x0b\x32\x0f.hamlet.v1.Game\"\xb3\x01\n\x07\x42otInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12$\n\x06origin\x18\x02 \x01(\x0e\x32\x14.hamlet.v1.BotOrigin\x12\r\n\x05games\x18\x03 \x03(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x16\n\x0elatest_version\x18\x05 \x01(\x05\x12\x0f\n\x07retired\x18\x06 \x01(\x08\x12\x13\n\x0b\x63ode_sha256\x18\x07 \x01(\t\x12\x12\n\ncreated_at\x18\x08 \x01(\t\"8\n\x0fListBotsRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x17\n\x0finclude_retired\x18\x02 \x01(\x08\"4\n\x10ListBotsResponse\x12 \n\x04\x62ots\x18\x01 \x03(\x0b\x32\x12.hamlet.v1.BotInfo\"S\n\x10SubmitBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0e\n\x06source\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\"k\n\x11SubmitBotResponse\x12\x1f\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x12.hamlet.v1.BotInfo\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x13\n\x0b\x63ode_sha256\x18\x03 \x01(\t\x12\x0f\n\x07\x63reated\x18\x04 \x01(\x08\" \n\x10RetireBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\xd3\x01\n\x17\x43reateTournamentRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0c\n\x04\x62ots\x18\x02 \x03(\t\x12+\n\x06\x66ormat\x18\x03 \x01(\x0e\x32\x1b.hamlet.v1.TournamentFormat\x12\x19\n\x11players_per_table\x18\x04 \x01(\x05\x12\x0e\n\x06rounds\x18\x05 \x01(\x05\x12\x0c\n\x04seed\x18\x06 \x01(\x04\x12\x18\n\x10\x64\x65\x63ision_time_ms\x18\x07 \x01(\x05\x12\r\n\x05rated\x18\x08 \x01(\x08\x12\r\n\x05start\x18\t \x01(\x08\"&\n\rTournamentRef\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"\xc9\x03\n\nTournament\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12+\n\x06\x66ormat\x18\x03 \x01(\x0e\x32\x1b.hamlet.v1.TournamentFormat\x12+\n\x06status\x18\x04 \x01(\x0e\x32\x1b.hamlet.v1.TournamentStatus\x12\x0c\n\x04\x62ots\x18\x05 \x03(\t\x12\x19\n\x11players_per_table\x18\x06 \x01(\x05\x12\x0e\n\x06rounds\x18\x07 \x01(\x05\x12\x0c\n\x04seed\x18\x08 \x01(\x04\x12\x18\n\x10\x64\x65\x63ision_time_ms\x18\t \x01(\x05\x12\r\n\x05rated\x18\n \x01(\x08\x12\x15\n\rmatches_total\x18\x0b \x01(\x05\x12\x18\n\x10matches_finished\x18\x0c \x01(\x05\x12\x17\n\x0fmatches_running\x18\r \x01(\x05\x12\x19\n\x11matches_cancelled\x18\x0e \x01(\x05\x12\x16\n\x0ematches_failed\x18\x0f \x01(\x05\x12\x12\n\ncreated_at\x18\x10 \x01(\t\x12\x13\n\x0b\x66inished_at\x18\x11 \x01(\t\x12&\n\tstandings\x18\x12 \x03(\x0b\x32\x13.hamlet.v1.Standing\"|\n\x08Standing\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x0f\n\x07matches\x18\x02 \x01(\x05\x12\x0c\n\x04wins\x18\x03 \x01(\x05\x12\r\n\x05\x64raws\x18\x04 \x01(\x05\x12\x0e\n\x06losses\x18\x05 \x01(\x05\x12\x0e\n\x06points\x18\x06 \x01(\x01\x12\x10\n\x08\x66orfeits\x18\x07 \x01(\x05\"\'\n\x16ListTournamentsRequest\x12\r\n\x05limit\x18\x01 \x01(\x05\"E\n\x17ListTournamentsResponse\x12*\n\x0btournaments\x18\x01 \x03(\x0b\x32\x15.hamlet.v1.Tournament\"8\n\x13ListMatchesResponse\x12!\n\x07matches\x18\x01 \x03(\x0b\x32\x10.hamlet.v1.Match\"I\n\x16WatchTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x18\n\x10include_finished\x18\x02 \x01(\x08\"]\n\x0fTournamentEvent\x12)\n\ntournament\x18\x01 \x01(\x0b\x32\x15.hamlet.v1.Tournament\x12\x1f\n\x05match\x18\x02 \x01(\x0b\x32\x10.hamlet.v1.Match\"\x1c\n\x08MatchRef\x12\x10\n\x08match_id\x18\x01 \x01(\t\"V\n\x0bMatchDetail\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.hamlet.v1.Match\x12&\n\tdecisions\x18\x02 \x03(\x0b\x32\x13.hamlet.v1.Decision\"%\n\x15GetLeaderboardRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\"\x82\x01\n\x10LeaderboardEntry\x12\x10\n\x08position\x18\x01 \x01(\x05\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\x12\r\n\x05games\x18\x04 \x01(\x05\x12\x0c\n\x04wins\x18\x05 \x01(\x05\x12\r\n\x05\x64raws\x18\x06 \x01(\x05\x12\x0e\n\x06losses\x18\x07 \x01(\x05\"I\n\x0bLeaderboard\x12\x0c\n\x04game\x18\x01 \x01(\t\x12,\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x1b.hamlet.v1.LeaderboardEntry*X\n\tBotOrigin\x12\x1a\n\x16\x42OT_ORIGIN_UNSPECIFIED\x10\x00\x12\x16\n\x12\x42OT_ORIGIN_BUILTIN\x10\x01\x12\x17\n\x13\x42OT_ORIGIN_UPLOADED\x10\x02\x32\xe5\x07\n\x05\x41rena\x12\x46\n\tListGames\x12\x1b.hamlet.v1.ListGamesRequest\x1a\x1c.hamlet.v1.ListGamesResponse\x12\x43\n\x08ListBots\x12\x1a.hamlet.v1.ListBotsRequest\x1a\x1b.hamlet.v1.ListBotsResponse\x12\x46\n\tSubmitBot\x12\x1b.hamlet.v1.SubmitBotRequest\x1a\x1c.hamlet.v1.SubmitBotResponse\x12<\n\tRetireBot\x12\x1b.hamlet.v1.RetireBotRequest\x1a\x12.hamlet.v1.BotInfo\x12M\n\x10\x43reateTournament\x12\".hamlet.v1.CreateTournamentRequest\x1a\x15.hamlet.v1.Tournament\x12\x42\n\x0fStartTournament\x12\x18.hamlet.v1.TournamentRef\x1a\x15.hamlet.v1.Tournament\x12\x43\n\x10\x43\x61ncelTournament\x12\x18.hamlet.v1.TournamentRef\x1a\x15.hamlet.v1.Tournament\x12@\n\rGetTournament\x12\x18.hamlet.v1.TournamentRef\x1a\x15.hamlet.v1.Tournament\x12X\n\x0fListTournaments\x12!.hamlet.v1.ListTournamentsRequest\x1a\".hamlet.v1.ListTournamentsResponse\x12G\n\x0bListMatches\x12\x18.hamlet.v1.TournamentRef\x1a\x1e.hamlet.v1.ListMatchesResponse\x12R\n\x0fWatchTournament\x12!.hamlet.v1.WatchTournamentRequest\x1a\x1a.hamlet.v1.TournamentEvent0\x01\x12\x37\n\x08GetMatch\x12\x13.hamlet.v1.MatchRef\x1a\x16.hamlet.v1.MatchDetail\x12\x33\n\tGetReplay\x12\x13.hamlet.v1.MatchRef\x1a\x11.hamlet.v1.Replay\x12J\n\x0eGetLeaderboard\x12 .hamlet.v1.GetLeaderboardRequest\x1a\x16.hamlet.v1.Leaderboardb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15hamlet/v1/arena.proto\x12\thamlet.v1\x1a\x16hamlet/v1/common.proto\"\x12\n\x10ListGamesRequest\"3\n\x11ListGamesResponse\x12\x1e\n\x05games\x18\x01 \x03(\x0b\x32\x0f.hamlet.v1.Game\"\xb3\x01\n\x07\x42otInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12$\n\x06origin\x18\x02 \x01(\x0e\x32\x14.hamlet.v1.BotOrigin\x12\r\n\x05games\x18\x03 \x03(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x16\n\x0elatest_version\x18\x05 \x01(\x05\x12\x0f\n\x07retired\x18\x06 \x01(\x08\x12\x13\n\x0b\x63ode_sha256\x18\x07 \x01(\t\x12\x12\n\ncreated_at\x18\x08 \x01(\t\"8\n\x0fListBotsRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x17\n\x0finclude_retired\x18\x02 \x01(\x08\"4\n\x10ListBotsResponse\x12 \n\x04\x62ots\x18\x01 \x03(\x0b\x32\x12.hamlet.v1.BotInfo\"d\n\x10SubmitBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0e\n\x06source\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x0f\n\x07\x61rchive\x18\x05 \x01(\x0c\"k\n\x11SubmitBotResponse\x12\x1f\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x12.hamlet.v1.BotInfo\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x13\n\x0b\x63ode_sha256\x18\x03 \x01(\t\x12\x0f\n\x07\x63reated\x18\x04 \x01(\x08\" \n\x10RetireBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\xd3\x01\n\x17\x43reateTournamentRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0c\n\x04\x62ots\x18\x02 \x03(\t\x12+\n\x06\x66ormat\x18\x03 \x01(\x0e\x32\x1b.hamlet.v1.TournamentFormat\x12\x19\n\x11players_per_table\x18\x04 \x01(\x05\x12\x0e\n\x06rounds\x18\x05 \x01(\x05\x12\x0c\n\x04seed\x18\x06 \x01(\x04\x12\x18\n\x10\x64\x65\x63ision_time_ms\x18\x07 \x01(\x05\x12\r\n\x05rated\x18\x08 \x01(\x08\x12\r\n\x05start\x18\t \x01(\x08\"&\n\rTournamentRef\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"\xc9\x03\n\nTournament\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12+\n\x06\x66ormat\x18\x03 \x01(\x0e\x32\x1b.hamlet.v1.TournamentFormat\x12+\n\x06status\x18\x04 \x01(\x0e\x32\x1b.hamlet.v1.TournamentStatus\x12\x0c\n\x04\x62ots\x18\x05 \x03(\t\x12\x19\n\x11players_per_table\x18\x06 \x01(\x05\x12\x0e\n\x06rounds\x18\x07 \x01(\x05\x12\x0c\n\x04seed\x18\x08 \x01(\x04\x12\x18\n\x10\x64\x65\x63ision_time_ms\x18\t \x01(\x05\x12\r\n\x05rated\x18\n \x01(\x08\x12\x15\n\rmatches_total\x18\x0b \x01(\x05\x12\x18\n\x10matches_finished\x18\x0c \x01(\x05\x12\x17\n\x0fmatches_running\x18\r \x01(\x05\x12\x19\n\x11matches_cancelled\x18\x0e \x01(\x05\x12\x16\n\x0ematches_failed\x18\x0f \x01(\x05\x12\x12\n\ncreated_at\x18\x10 \x01(\t\x12\x13\n\x0b\x66inished_at\x18\x11 \x01(\t\x12&\n\tstandings\x18\x12 \x03(\x0b\x32\x13.hamlet.v1.Standing\"|\n\x08Standing\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x0f\n\x07matches\x18\x02 \x01(\x05\x12\x0c\n\x04wins\x18\x03 \x01(\x05\x12\r\n\x05\x64raws\x18\x04 \x01(\x05\x12\x0e\n\x06losses\x18\x05 \x01(\x05\x12\x0e\n\x06points\x18\x06 \x01(\x01\x12\x10\n\x08\x66orfeits\x18\x07 \x01(\x05\"\'\n\x16ListTournamentsRequest\x12\r\n\x05limit\x18\x01 \x01(\x05\"E\n\x17ListTournamentsResponse\x12*\n\x0btournaments\x18\x01 \x03(\x0b\x32\x15.hamlet.v1.Tournament\"8\n\x13ListMatchesResponse\x12!\n\x07matches\x18\x01 \x03(\x0b\x32\x10.hamlet.v1.Match\"I\n\x16WatchTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x18\n\x10include_finished\x18\x02 \x01(\x08\"]\n\x0fTournamentEvent\x12)\n\ntournament\x18\x01 \x01(\x0b\x32\x15.hamlet.v1.Tournament\x12\x1f\n\x05match\x18\x02 \x01(\x0b\x32\x10.hamlet.v1.Match\"\x1c\n\x08MatchRef\x12\x10\n\x08match_id\x18\x01 \x01(\t\"V\n\x0bMatchDetail\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.hamlet.v1.Match\x12&\n\tdecisions\x18\x02 \x03(\x0b\x32\x13.hamlet.v1.Decision\"%\n\x15GetLeaderboardRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\"\x82\x01\n\x10LeaderboardEntry\x12\x10\n\x08position\x18\x01 \x01(\x05\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\x12\r\n\x05games\x18\x04 \x01(\x05\x12\x0c\n\x04wins\x18\x05 \x01(\x05\x12\r\n\x05\x64raws\x18\x06 \x01(\x05\x12\x0e\n\x06losses\x18\x07 \x01(\x05\"I\n\x0bLeaderboard\x12\x0c\n\x04game\x18\x01 \x01(\t\x12,\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x1b.hamlet.v1.LeaderboardEntry*X\n\tBotOrigin\x12\x1a\n\x16\x42OT_ORIGIN_UNSPECIFIED\x10\x00\x12\x16\n\x12\x42OT_ORIGIN_BUILTIN\x10\x01\x12\x17\n\x13\x42OT_ORIGIN_UPLOADED\x10\x02\x32\xe5\x07\n\x05\x41rena\x12\x46\n\tListGames\x12\x1b.hamlet.v1.ListGamesRequest\x1a\x1c.hamlet.v1.ListGamesResponse\x12\x43\n\x08ListBots\x12\x1a.hamlet.v1.ListBotsRequest\x1a\x1b.hamlet.v1.ListBotsResponse\x12\x46\n\tSubmitBot\x12\x1b.hamlet.v1.SubmitBotRequest\x1a\x1c.hamlet.v1.SubmitBotResponse\x12<\n\tRetireBot\x12\x1b.hamlet.v1.RetireBotRequest\x1a\x12.hamlet.v1.BotInfo\x12M\n\x10\x43reateTournament\x12\".hamlet.v1.CreateTournamentRequest\x1a\x15.hamlet.v1.Tournament\x12\x42\n\x0fStartTournament\x12\x18.hamlet.v1.TournamentRef\x1a\x15.hamlet.v1.Tournament\x12\x43\n\x10\x43\x61ncelTournament\x12\x18.hamlet.v1.TournamentRef\x1a\x15.hamlet.v1.Tournament\x12@\n\rGetTournament\x12\x18.hamlet.v1.TournamentRef\x1a\x15.hamlet.v1.Tournament\x12X\n\x0fListTournaments\x12!.hamlet.v1.ListTournamentsRequest\x1a\".hamlet.v1.ListTournamentsResponse\x12G\n\x0bListMatches\x12\x18.hamlet.v1.TournamentRef\x1a\x1e.hamlet.v1.ListMatchesResponse\x12R\n\x0fWatchTournament\x12!.hamlet.v1.WatchTournamentRequest\x1a\x1a.hamlet.v1.TournamentEvent0\x01\x12\x37\n\x08GetMatch\x12\x13.hamlet.v1.MatchRef\x1a\x16.hamlet.v1.MatchDetail\x12\x33\n\tGetReplay\x12\x13.hamlet.v1.MatchRef\x1a\x11.hamlet.v1.Replay\x12J\n\x0eGetLeaderboard\x12 .hamlet.v1.GetLeaderboardRequest\x1a\x16.hamlet.v1.Leaderboardb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hamlet.v1.arena_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_BOTORIGIN']._serialized_start=2200
-  _globals['_BOTORIGIN']._serialized_end=2288
+  _globals['_BOTORIGIN']._serialized_start=2217
+  _globals['_BOTORIGIN']._serialized_end=2305
   _globals['_LISTGAMESREQUEST']._serialized_start=60
   _globals['_LISTGAMESREQUEST']._serialized_end=78
   _globals['_LISTGAMESRESPONSE']._serialized_start=80
@@ -45,39 +45,39 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTBOTSRESPONSE']._serialized_start=373
   _globals['_LISTBOTSRESPONSE']._serialized_end=425
   _globals['_SUBMITBOTREQUEST']._serialized_start=427
-  _globals['_SUBMITBOTREQUEST']._serialized_end=510
-  _globals['_SUBMITBOTRESPONSE']._serialized_start=512
-  _globals['_SUBMITBOTRESPONSE']._serialized_end=619
-  _globals['_RETIREBOTREQUEST']._serialized_start=621
-  _globals['_RETIREBOTREQUEST']._serialized_end=653
-  _globals['_CREATETOURNAMENTREQUEST']._serialized_start=656
-  _globals['_CREATETOURNAMENTREQUEST']._serialized_end=867
-  _globals['_TOURNAMENTREF']._serialized_start=869
-  _globals['_TOURNAMENTREF']._serialized_end=907
-  _globals['_TOURNAMENT']._serialized_start=910
-  _globals['_TOURNAMENT']._serialized_end=1367
-  _globals['_STANDING']._serialized_start=1369
-  _globals['_STANDING']._serialized_end=1493
-  _globals['_LISTTOURNAMENTSREQUEST']._serialized_start=1495
-  _globals['_LISTTOURNAMENTSREQUEST']._serialized_end=1534
-  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_start=1536
-  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_end=1605
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=1607
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=1663
-  _globals['_WATCHTOURNAMENTREQUEST']._serialized_start=1665
-  _globals['_WATCHTOURNAMENTREQUEST']._serialized_end=1738
-  _globals['_TOURNAMENTEVENT']._serialized_start=1740
-  _globals['_TOURNAMENTEVENT']._serialized_end=1833
-  _globals['_MATCHREF']._serialized_start=1835
-  _globals['_MATCHREF']._serialized_end=1863
-  _globals['_MATCHDETAIL']._serialized_start=1865
-  _globals['_MATCHDETAIL']._serialized_end=1951
-  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1953
-  _globals['_GETLEADERBOARDREQUEST']._serialized_end=1990
-  _globals['_LEADERBOARDENTRY']._serialized_start=1993
-  _globals['_LEADERBOARDENTRY']._serialized_end=2123
-  _globals['_LEADERBOARD']._serialized_start=2125
-  _globals['_LEADERBOARD']._serialized_end=2198
-  _globals['_ARENA']._serialized_start=2291
-  _globals['_ARENA']._serialized_end=3288
+  _globals['_SUBMITBOTREQUEST']._serialized_end=527
+  _globals['_SUBMITBOTRESPONSE']._serialized_start=529
+  _globals['_SUBMITBOTRESPONSE']._serialized_end=636
+  _globals['_RETIREBOTREQUEST']._serialized_start=638
+  _globals['_RETIREBOTREQUEST']._serialized_end=670
+  _globals['_CREATETOURNAMENTREQUEST']._serialized_start=673
+  _globals['_CREATETOURNAMENTREQUEST']._serialized_end=884
+  _globals['_TOURNAMENTREF']._serialized_start=886
+  _globals['_TOURNAMENTREF']._serialized_end=924
+  _globals['_TOURNAMENT']._serialized_start=927
+  _globals['_TOURNAMENT']._serialized_end=1384
+  _globals['_STANDING']._serialized_start=1386
+  _globals['_STANDING']._serialized_end=1510
+  _globals['_LISTTOURNAMENTSREQUEST']._serialized_start=1512
+  _globals['_LISTTOURNAMENTSREQUEST']._serialized_end=1551
+  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_start=1553
+  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_end=1622
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=1624
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=1680
+  _globals['_WATCHTOURNAMENTREQUEST']._serialized_start=1682
+  _globals['_WATCHTOURNAMENTREQUEST']._serialized_end=1755
+  _globals['_TOURNAMENTEVENT']._serialized_start=1757
+  _globals['_TOURNAMENTEVENT']._serialized_end=1850
+  _globals['_MATCHREF']._serialized_start=1852
+  _globals['_MATCHREF']._serialized_end=1880
+  _globals['_MATCHDETAIL']._serialized_start=1882
+  _globals['_MATCHDETAIL']._serialized_end=1968
+  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1970
+  _globals['_GETLEADERBOARDREQUEST']._serialized_end=2007
+  _globals['_LEADERBOARDENTRY']._serialized_start=2010
+  _globals['_LEADERBOARDENTRY']._serialized_end=2140
+  _globals['_LEADERBOARD']._serialized_start=2142
+  _globals['_LEADERBOARD']._serialized_end=2215
+  _globals['_ARENA']._serialized_start=2308
+  _globals['_ARENA']._serialized_end=3305
 # @@protoc_insertion_point(module_scope)

@@ -54,7 +54,9 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     def SubmitBot(
         self, request: arena_pb2.SubmitBotRequest, context: grpc.ServicerContext
     ) -> arena_pb2.SubmitBotResponse:
-        done = self.bots.submit(request.name, request.game, request.source, request.description)
+        done = self.bots.submit(
+            request.name, request.game, request.source, request.description, request.archive
+        )
         return arena_pb2.SubmitBotResponse(
             bot=convert.bot(done.bot),
             version=done.bot.latest_version,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import games
+from server.services import archives
 from server.services import validation as v
 from server.services.errors import (
     AlreadyExistsError,
@@ -55,10 +56,15 @@ class BotService:
                 raise AlreadyExistsError(str(exc)) from None
         return out
 
-    def submit(self, name: str, game: str, source: str, description: str) -> Submitted:
-        """A new version of an uploaded bot, content-addressed by the source's SHA-256."""
+    def submit(
+        self, name: str, game: str, source: str, description: str, archive: bytes = b""
+    ) -> Submitted:
+        """A new version of an uploaded bot (a Python file, or an archive with a manifest),
+        content-addressed by the code's SHA-256."""
         v.bot_name(name)
         v.game_spec(game)
+        if archive:
+            return self._add_version(name, game, archives.accept(archive), description)
         code = source.encode()
         if not code.strip():
             raise InvalidArgumentError("source is empty: send the bot's Python file")
@@ -73,6 +79,11 @@ class BotService:
         except (SyntaxError, ValueError) as exc:
             line = getattr(exc, "lineno", None)
             raise InvalidArgumentError(f"source does not compile (line {line}): {exc}") from None
+        return self._add_version(name, game, code, description)
+
+    def _add_version(self, name: str, game: str, code: bytes, description: str) -> Submitted:
+        if len(description) > v.MAX_DESCRIPTION:
+            raise InvalidArgumentError(f"description is longer than {v.MAX_DESCRIPTION} characters")
         existing = self.store.get_bot(name)
         if existing is not None and existing.retired:
             raise FailedPreconditionError(f"bot {name!r} is retired; choose another name")
