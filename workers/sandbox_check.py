@@ -73,7 +73,10 @@ class SandboxReport:
 
     def why_refused(self) -> str:
         """One line naming the missing guarantees (empty if none is missing)."""
-        return "; ".join(f"{g.name.lower()}: {why}" for g, why in self.missing)
+        by_reason: dict[str, list[str]] = {}
+        for g, why in self.missing:
+            by_reason.setdefault(why, []).append(g.name.lower())
+        return "; ".join(f"{', '.join(names)}: {why}" for why, names in by_reason.items())
 
     def lines(self) -> list[str]:
         """Human-readable lines, one per guarantee, then the tier."""

@@ -30,7 +30,9 @@ from bots.archive import Runtime
 SANDBOX_UID = 65534  # "nobody", inside the bot's user namespace
 LIB_DIR = "/opt/hamlet/lib"
 BOOT = "/opt/hamlet/boot.py"
+BOOT_JS = "/opt/hamlet/boot.js"
 _BOOT_SOURCE = Path(__file__).with_name("sandbox_boot.py")
+_BOOT_JS_SOURCE = Path(__file__).with_name("sandbox_boot.js")
 _TOP_LEVEL = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 
 
@@ -52,6 +54,8 @@ class Layout:
     #: Directories inside the runtime hidden under an empty read-only tmpfs.
     hidden: tuple[str, ...]
     argv: tuple[str, ...]
+    #: Environment variables the runtime needs beyond the common ones.
+    env: tuple[tuple[str, str], ...] = ()
 
 
 def bwrap_path() -> str | None:
@@ -121,10 +125,13 @@ def reachable_by_others(path: str) -> bool:
     return True
 
 
-def layout(runtime: Runtime, entry: str, code_dir: Path, python: str, stage: bool) -> Layout:
+def layout(
+    runtime: Runtime, entry: str, code_dir: Path, python: str, stage: bool, ready_fd: int
+) -> Layout:
     """The binds and command of a bot whose files are in ``code_dir``.
 
     ``stage``: the launcher will run as root and can stage sources others cannot reach.
+    ``ready_fd``: where the boot step (``sandbox_boot.py``/``.js``) says the sandbox is up.
     Raises ``FileNotFoundError`` if the runtime is not on this host.
     """
     binary = runtime_binary(runtime, python)
@@ -137,24 +144,27 @@ def layout(runtime: Runtime, entry: str, code_dir: Path, python: str, stage: boo
         binds.append(Bind(source, dest, stage and not reachable_by_others(source)))
 
     bind(str(code_dir), "/bot")
-    if runtime is Runtime.PYTHON3:
-        prefix = _python_prefix(python)
-        if not prefix.is_relative_to("/usr"):
-            bind(str(prefix), str(prefix))
-        version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-        hidden.append(str(prefix / "lib" / version / "site-packages"))
-        for source, name in _sdk_sources():
-            bind(source, f"{LIB_DIR}/{name}")
-        bind(str(_BOOT_SOURCE), BOOT)
-        argv: tuple[str, ...] = (binary, "-I", "-S", "-B", BOOT, f"/bot/{entry}")
-    elif runtime is Runtime.NODE:
+    if runtime is Runtime.NODE:
         prefix = Path(binary).parent.parent
         if not prefix.is_relative_to("/usr"):
             bind(str(prefix), str(prefix))
-        argv = (binary, f"/bot/{entry}")
-    else:
-        argv = (f"/bot/{entry}",)
-    return Layout(tuple(binds), tuple(hidden), argv)
+        bind(str(_BOOT_JS_SOURCE), BOOT_JS)
+        argv: tuple[str, ...] = (binary, "--require", BOOT_JS, f"/bot/{entry}")
+        return Layout(tuple(binds), (), argv, (("HAMLET_READY_FD", str(ready_fd)),))
+    # Python bots, and native ones (booted by the worker's Python, which then execs them).
+    python_binary = os.path.realpath(python)
+    prefix = _python_prefix(python)
+    if not prefix.is_relative_to("/usr"):
+        bind(str(prefix), str(prefix))
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    hidden.append(str(prefix / "lib" / version / "site-packages"))
+    bind(str(_BOOT_SOURCE), BOOT)
+    boot = (python_binary, "-I", "-S", "-B", BOOT, str(ready_fd))
+    if runtime is Runtime.NATIVE:
+        return Layout(tuple(binds), tuple(hidden), (*boot, "--exec", f"/bot/{entry}"))
+    for source, name in _sdk_sources():
+        bind(source, f"{LIB_DIR}/{name}")
+    return Layout(tuple(binds), tuple(hidden), (*boot, f"/bot/{entry}"))
 
 
 def host_root_args() -> list[str]:
@@ -170,13 +180,7 @@ def host_root_args() -> list[str]:
     return args
 
 
-def bwrap_args(
-    lay: Layout,
-    sources: list[str],
-    tmpfs_bytes: int,
-    seccomp_fd: int,
-    info_fd: int,
-) -> list[str]:
+def bwrap_args(lay: Layout, sources: list[str], tmpfs_bytes: int, seccomp_fd: int) -> list[str]:
     """bubblewrap's options (the command, ``lay.argv``, follows ``--``), ``sources[i]``
     standing for ``binds[i]``."""
     args = [
@@ -218,5 +222,7 @@ def bwrap_args(
             args += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
     args += ["--size", str(tmpfs_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
     args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", "/tmp"]
-    args += ["--seccomp", str(seccomp_fd), "--info-fd", str(info_fd)]
+    for name, value in lay.env:
+        args += ["--setenv", name, value]
+    args += ["--seccomp", str(seccomp_fd)]
     return args

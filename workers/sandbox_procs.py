@@ -14,8 +14,9 @@ from pathlib import Path
 DIR_PREFIX = "hamlet-bot-"
 
 
-def read_until_eof(fd: int, timeout_s: float) -> bytes | None:
-    """Everything readable from ``fd`` until EOF (then closed); ``None`` on timeout."""
+def read_status(fd: int, timeout_s: float, want: bytes = b"") -> bytes | None:
+    """What ``fd`` gives until EOF or until it has given ``want`` (then closed); ``None``
+    on timeout."""
     deadline = time.monotonic() + timeout_s
     data = bytearray()
     try:
@@ -29,8 +30,23 @@ def read_until_eof(fd: int, timeout_s: float) -> bytes | None:
                 if not chunk:
                     return bytes(data)
                 data += chunk
+                if want and data.startswith(want):
+                    return bytes(data)
     finally:
         os.close(fd)
+
+
+def sandbox_base() -> Path:
+    """Where bots' host directories go: the temporary directory if every uid can traverse
+    it (the throw-away uid must reach its staged mounts), else ``/tmp`` or ``/var/tmp``."""
+    for candidate in (Path(tempfile.gettempdir()), Path("/tmp"), Path("/var/tmp")):
+        real = candidate.resolve()
+        try:
+            if all(p.stat().st_mode & 0o001 for p in [*real.parents, real]):
+                return real
+        except OSError:
+            continue
+    return Path(tempfile.gettempdir())
 
 
 def remove_tree(root: Path) -> None:
@@ -45,7 +61,8 @@ def sweep_stale_dirs(parent: Path | None = None) -> int:
     """Remove sandbox directories left by processes that no longer exist (a SIGKILLed
     worker cannot clean up after itself); how many were removed."""
     removed = 0
-    for entry in Path(parent or tempfile.gettempdir()).glob(f"{DIR_PREFIX}*-*"):
+    parents = {parent} if parent else {Path(tempfile.gettempdir()), sandbox_base()}
+    for entry in (e for p in parents for e in p.glob(f"{DIR_PREFIX}*-*")):
         pid = entry.name[len(DIR_PREFIX) :].split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             remove_tree(entry)
