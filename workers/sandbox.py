@@ -28,7 +28,7 @@ instead of a ``preexec_fn``: the worker has gRPC threads, and ``preexec_fn`` is 
 from __future__ import annotations
 
 import enum
-import json
+import marshal
 import os
 import secrets
 import sys
@@ -252,7 +252,8 @@ class SandboxedBot(BotProcess):
     ) -> None:
         python = self.limits.python
         try:
-            self.spawn([python, "-I", "-S", "-B", _LAUNCHER, json.dumps(config)], pass_fds, cwd)
+            encoded = marshal.dumps(config).hex()
+            self.spawn([python, "-I", "-S", "-B", _LAUNCHER, encoded], pass_fds, cwd)
         except OSError as exc:
             os.close(status_r)
             raise SandboxError(f"cannot start the sandbox: {exc}") from exc
