@@ -267,6 +267,27 @@ class SandboxedBot(BotProcess):
             raise SandboxError(f"the sandbox did not start within {_LAUNCH_TIMEOUT_S}s")
         if expect_ready and raw != b"ready":
             raise SandboxError(f"the sandbox failed to start: {self.drain_stderr()}")
+        if expect_ready:
+            self._verify_isolated()
+
+    def _verify_isolated(self) -> None:
+        """Fail closed if any process of the bot (every one in its cgroup but bubblewrap's
+        monitor) shares the worker's mount, network, PID or user namespace."""
+        assert self.cgroup is not None
+        inside = self.cgroup.pids() - {self.pid}
+        if not inside:
+            raise SandboxError("no sandboxed process found in the bot's cgroup")
+        for kind in ("mnt", "net", "pid", "user"):
+            ours = os.readlink(f"/proc/self/ns/{kind}")
+            for pid in inside:
+                try:
+                    theirs = os.readlink(f"/proc/{pid}/ns/{kind}")
+                except OSError:
+                    continue  # gone (or not ours to inspect): nothing to share
+                if theirs == ours:
+                    raise SandboxError(
+                        f"the bot's process {pid} shares the worker's {kind} namespace"
+                    )
 
 
 def _pipe_with(fds: list[int], data: bytes) -> int:

@@ -29,6 +29,7 @@ from bots.archive import Runtime
 
 SANDBOX_UID = 65534  # "nobody", inside the bot's user namespace
 LIB_DIR = "/opt/hamlet/lib"
+SHM_BYTES = 1 << 20  # /dev/shm: private to the seat, and small
 BOOT = "/opt/hamlet/boot.py"
 BOOT_JS = "/opt/hamlet/boot.js"
 _BOOT_SOURCE = Path(__file__).with_name("sandbox_boot.py")
@@ -221,7 +222,9 @@ def bwrap_args(lay: Layout, sources: list[str], tmpfs_bytes: int, seccomp_fd: in
         if Path(path).is_dir():
             args += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
     args += ["--size", str(tmpfs_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
-    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
+    args += ["--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm"]
+    args += ["--remount-ro", "/", "--chdir", "/tmp"]
     for name, value in lay.env:
         args += ["--setenv", name, value]
     args += ["--seccomp", str(seccomp_fd)]
