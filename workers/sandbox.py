@@ -109,7 +109,8 @@ class SandboxedBot(BotProcess):
         root = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-", dir=sandbox_base()))
         SandboxedBot._counter += 1
         uid = None
-        if os.geteuid() == 0 and lim.mode is SandboxMode.STRICT:
+        insecure = lim.mode is SandboxMode.INSECURE  # anything else is strict: fail closed
+        if os.geteuid() == 0 and not insecure:
             uid = _UID_BASE + (os.getpid() % (1 << 20)) * 8 + SandboxedBot._counter % 8
         super().__init__(root, uid, lim.max_message_bytes, lim.stderr_bytes)
         self.limits = lim
@@ -117,10 +118,10 @@ class SandboxedBot(BotProcess):
         self.cpu_budget_s = float(lim.cpu_seconds)
         try:
             self.manifest = self._unpack(submission)
-            if lim.mode is SandboxMode.STRICT:
-                self._start_strict()
-            else:
+            if insecure:
                 self._start_insecure()
+            else:
+                self._start_strict()
         except BaseException:
             self.close()
             raise
