@@ -159,13 +159,14 @@ def _on_worker_setup(instance: Any = None, **_: Any) -> None:
 def _on_child_init(**_: Any) -> None:
     from celery import current_app
 
+    from workers.cgroups import sweep_stale
     from workers.sandbox import sweep_stale_dirs
 
     config = current_app.conf.get("hamlet_worker_config")
     if isinstance(config, WorkerConfig):
-        removed = sweep_stale_dirs()
+        removed = sweep_stale_dirs() + sweep_stale(config.sandbox_cgroup)
         if removed:
-            log.info("removed %d sandbox directories left by dead workers", removed)
+            log.info("removed %d sandbox directories and cgroups left by dead workers", removed)
         threading.Thread(target=announce, args=(config,), name="announce", daemon=True).start()
 
 

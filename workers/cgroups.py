@@ -179,6 +179,31 @@ class BotCgroup:
                 time.sleep(0.005)
 
 
+def sweep_stale(delegated: str = "") -> int:
+    """Remove bot cgroups (``bot-<pid>-...``) of worker processes that no longer exist (a
+    SIGKILLed worker cannot remove its own); how many directories were removed."""
+    removed = 0
+    for parent in parent_dirs(detect_version(), delegated).values():
+        for path in parent.glob("bot-*-*"):
+            pid = path.name.split("-")[1]
+            if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+                continue
+            for victim in _pids_in(path):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(victim, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                path.rmdir()
+                removed += 1
+    return removed
+
+
+def _pids_in(path: Path) -> list[int]:
+    try:
+        return [int(p) for p in (path / "cgroup.procs").read_text().split()]
+    except (OSError, ValueError):
+        return []
+
+
 def _enable_v2_controllers(parent: Path) -> None:
     """Make memory, pids and cpu available to the children of ``parent``."""
     above = parent.parent

@@ -20,8 +20,7 @@ from pathlib import Path
 
 from bots.archive import Runtime
 from workers.cgroups import CgroupVersion, detect_version
-from workers.model import BotError
-from workers.sandbox import SandboxedBot, SandboxError, SandboxLimits, SandboxMode
+from workers.sandbox import SandboxedBot, SandboxLimits, SandboxMode
 from workers.sandbox_layout import SANDBOX_UID, bwrap_path, runtime_binary
 
 _PROBE = Path(__file__).with_name("sandbox_probe.py")
@@ -167,11 +166,11 @@ def check(limits: SandboxLimits | None = None) -> SandboxReport:
     held = [(Guarantee.BUBBLEWRAP, f"{bwrap}: {_bwrap_version(bwrap)}")]
     try:
         facts = _probe(limits)
-    except (SandboxError, BotError, OSError, ValueError) as exc:
+        verdicts = _judge(facts, limits)
+    except Exception as exc:  # whatever went wrong, the sandbox is not there: fail closed
         why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         missing = tuple((g, f"the sandbox cannot start: {why}") for g in Guarantee)
         return SandboxReport(SandboxTier.REFUSED, (), missing)
-    verdicts = _judge(facts, limits)
     held += [(g, _held_detail(g, facts, version)) for g, why in verdicts.items() if why is None]
     missing2 = tuple((g, why) for g, why in verdicts.items() if why is not None)
     return SandboxReport(SandboxTier.REFUSED if missing2 else tier, tuple(held), missing2)

@@ -274,3 +274,18 @@ def test_bots_die_with_a_killed_worker(tmp_path: Path) -> None:
     while running_with(bot.name) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert running_with(bot.name) == []
+
+
+def test_cgroups_of_dead_workers_are_swept() -> None:
+    from workers.cgroups import detect_version, parent_dirs, sweep_stale
+    from workers.sandbox_check import missing_kernel_features
+
+    if missing_kernel_features():
+        pytest.skip(f"no cgroups to sweep here: {missing_kernel_features()}")
+    dead = subprocess_pid_that_exited()
+    parents = parent_dirs(detect_version()).values()
+    for parent in parents:
+        parent.mkdir(exist_ok=True)
+        (parent / f"bot-{dead}-1-abcdef").mkdir()
+    assert sweep_stale() >= len(parents)
+    assert not [p for parent in parents for p in parent.glob(f"bot-{dead}-*")]
