@@ -160,15 +160,16 @@ def check(limits: SandboxLimits | None = None) -> SandboxReport:
     version = detect_version()
     tier = SandboxTier.BWRAP_CGROUP2 if version is CgroupVersion.V2 else SandboxTier.BWRAP_CGROUP1
     bwrap = bwrap_path()
-    if bwrap is None:
-        missing = tuple((g, "bubblewrap is not installed") for g in Guarantee)
-        return SandboxReport(SandboxTier.REFUSED, (), missing)
+    if bwrap is None or not os.access(bwrap, os.X_OK):
+        why = "bubblewrap is not installed" if bwrap is None else f"no bubblewrap at {bwrap}"
+        return SandboxReport(SandboxTier.REFUSED, (), tuple((g, why) for g in Guarantee))
     held = [(Guarantee.BUBBLEWRAP, f"{bwrap}: {_bwrap_version(bwrap)}")]
     try:
         facts = _probe(limits)
         verdicts = _judge(facts, limits)
     except Exception as exc:  # whatever went wrong, the sandbox is not there: fail closed
-        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        lines = [line for line in str(exc).splitlines() if line.strip()]
+        why = lines[-1].strip() if lines else type(exc).__name__
         missing = tuple((g, f"the sandbox cannot start: {why}") for g in Guarantee)
         return SandboxReport(SandboxTier.REFUSED, (), missing)
     held += [(g, _held_detail(g, facts, version)) for g, why in verdicts.items() if why is None]

@@ -69,7 +69,11 @@ def main(cfg: dict[str, Any]) -> None:
         die_with_parent()  # again: a uid change clears it
     for fd in cfg["close_fds"]:
         os.close(fd)
-    os.execve(cfg["argv"][0], cfg["argv"], cfg["env"])
+    try:
+        os.execve(cfg["argv"][0], cfg["argv"], cfg["env"])
+    except OSError as exc:
+        os.write(2, f"sandbox launcher: cannot run {cfg['argv'][0]}: {exc.strerror}\n".encode())
+        os._exit(122)
 
 
 if __name__ == "__main__":
