@@ -274,6 +274,9 @@ def test_bots_die_with_a_killed_worker(tmp_path: Path) -> None:
     while running_with(bot.name) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert running_with(bot.name) == []
+    from workers.sandbox import sweep_stale_dirs
+
+    sweep_stale_dirs()  # the killed worker's sandbox directory (in /tmp when TMPDIR is private)
 
 
 def test_cgroups_of_dead_workers_are_swept() -> None:
