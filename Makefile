@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: up test check lint typecheck unit bench proto clean
+.PHONY: up test check lint typecheck unit bench bench-sandbox proto clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,9 @@ unit: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/engines.py
+
+bench-sandbox: $(STAMP)
+	$(BIN)/python bench/sandbox.py
 
 proto: $(STAMP)
 	$(BIN)/python -m hamlet.protogen

@@ -80,7 +80,10 @@ def _parser() -> argparse.ArgumentParser:
         dest="bot_command", required=True, metavar="ACTION"
     )
     p = add(
-        "submit", c.bot_submit, "submit a new version of an uploaded bot (one Python file)", bot
+        "submit",
+        c.bot_submit,
+        "submit a new version of an uploaded bot (a .py file, .zip or directory)",
+        bot,
     )
     p.add_argument("name")
     p.add_argument("game")

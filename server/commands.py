@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -53,15 +54,29 @@ def bots(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def read_submission(path: Path) -> tuple[str, bytes]:
+    """(Python source, archive) of a bot file, a ``.zip`` archive, or a directory to zip."""
+    from bots.archive import is_archive, pack
+
+    if path.is_dir():
+        return "", pack(path)
+    data = path.read_bytes()
+    return ("", data) if is_archive(data) else (data.decode("utf-8"), b"")
+
+
 def bot_submit(args: argparse.Namespace) -> int:
     """``hamlet bot submit NAME GAME FILE``."""
     try:
-        source = args.file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        source, archive = read_submission(args.file)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         console.err.print(f"hamlet: cannot read {args.file}: {exc}")
         return EXIT_USAGE
     req = arena_pb2.SubmitBotRequest(
-        name=args.name, game=args.game, source=source, description=args.description
+        name=args.name,
+        game=args.game,
+        source=source,
+        description=args.description,
+        archive=archive,
     )
     resp = arena(args).SubmitBot(req, timeout=args.timeout)
     if args.json:

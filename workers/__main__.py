@@ -53,7 +53,14 @@ def worker(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m workers worker")
     parser.add_argument("--concurrency", type=int, default=None)
     parser.add_argument("--loglevel", default="INFO")
+    parser.add_argument(
+        "--check-sandbox",
+        action="store_true",
+        help="print each sandbox guarantee as held or missing and exit (1 if any is missing)",
+    )
     args, extra = parser.parse_known_args(argv)
+    if args.check_sandbox:
+        return check_sandbox()
     _exit_with_parent()
     _prepare_multiproc_dir()
     from workers.celery_app import create_app
@@ -84,6 +91,21 @@ def worker(argv: list[str]) -> int:
         ]
     )
     return 0
+
+
+def check_sandbox() -> int:
+    """Print the sandbox guarantees this host gives; 0 if uploaded bots can be played."""
+    from workers.config import ConfigError, WorkerConfig
+    from workers.sandbox_check import check
+
+    try:
+        config = WorkerConfig.from_env()
+    except ConfigError as exc:
+        print(f"hamlet worker: {exc}", file=sys.stderr)
+        return 2
+    report = check(config.sandbox_limits())
+    print("\n".join(report.lines()))
+    return 0 if report.plays_uploaded else 1
 
 
 def play(argv: list[str]) -> int:

@@ -7,7 +7,8 @@ back to the queue), hard and soft time limits, and a Redis visibility timeout we
 the hard limit, read back from the live transport at start-up (Celery silently
 re-delivers a task that outlives it, and a misspelt option is silently ignored).
 
-Signals: the main process checks the visibility timeout and starts the aggregated
+Signals: the main process checks the visibility timeout and the sandbox (logging its tier,
+and why uploaded bots are refused if they are), and starts the aggregated
 metrics endpoint (``celeryd_after_setup``: logging is up, the pool not yet forked); each
 pool child announces the worker's built-in bots to the server (``worker_process_init``, in
 a background thread that retries while the server is not up yet) and is marked dead for
@@ -28,6 +29,7 @@ from celery import Celery, signals
 from bots import registry
 from workers.config import MATCH_QUEUE, PLAY_MATCH_TASK, WorkerConfig, check_visibility_timeout
 from workers.reporting import Announced, HostUnavailableError
+from workers.sandbox_check import SandboxReport, available_runtimes, cached_check
 
 log = logging.getLogger(__name__)
 
@@ -100,15 +102,29 @@ def builtin_bots() -> list[Announced]:
     ]
 
 
+def check_sandbox(config: WorkerConfig) -> SandboxReport:
+    """Check the sandbox once; log the tier and, if uploaded bots are refused, why."""
+    report = cached_check(config.sandbox_limits())
+    for line in report.lines():
+        log.info("sandbox: %s", line)
+    if not report.plays_uploaded:
+        log.error("sandbox: uploaded bots are refused: %s", report.why_refused())
+    elif report.unrated:
+        log.warning("sandbox: HAMLET_SANDBOX=insecure: uploaded bots run unsandboxed, unrated")
+    return report
+
+
 def announce(config: WorkerConfig, attempts: int = 60, wait_s: float = 1.0) -> bool:
-    """Announce this worker's built-in bots, retrying with backoff while the server is down."""
+    """Announce this worker's built-in bots and runtimes, retrying while the server is down."""
     rng = random.Random()
     bots = builtin_bots()
+    report = cached_check(config.sandbox_limits())
+    runtimes = available_runtimes(config.sandbox_limits()) if report.plays_uploaded else []
     for attempt in range(attempts):
         try:
             with config.host_client(attempts=1) as host:
-                host.announce(config.name, bots)
-            log.info("announced built-in bots %s", [b.name for b in bots])
+                host.announce(config.name, bots, runtimes, report.tier.value)
+            log.info("announced built-in bots %s, runtimes %s", [b.name for b in bots], runtimes)
             return True
         except HostUnavailableError as exc:
             delay = min(30.0, wait_s * 2 ** min(attempt, 5)) * rng.uniform(0.5, 1.5)
@@ -133,6 +149,7 @@ def _on_worker_setup(instance: Any = None, **_: Any) -> None:
         raise SystemExit(f"hamlet worker: {exc}") from exc
     from workers import metrics
 
+    metrics.METRICS.tier(check_sandbox(worker_config(app)).tier.value)
     port = metrics.serve(worker_config(app).metrics_port)
     if port >= 0:
         log.info("worker metrics on :%d/metrics", port)
@@ -142,13 +159,14 @@ def _on_worker_setup(instance: Any = None, **_: Any) -> None:
 def _on_child_init(**_: Any) -> None:
     from celery import current_app
 
+    from workers.cgroups import sweep_stale
     from workers.sandbox import sweep_stale_dirs
 
     config = current_app.conf.get("hamlet_worker_config")
     if isinstance(config, WorkerConfig):
-        removed = sweep_stale_dirs()
+        removed = sweep_stale_dirs() + sweep_stale(config.sandbox_cgroup)
         if removed:
-            log.info("removed %d sandbox directories left by dead workers", removed)
+            log.info("removed %d sandbox directories and cgroups left by dead workers", removed)
         threading.Thread(target=announce, args=(config,), name="announce", daemon=True).start()
 
 

@@ -40,11 +40,10 @@ from workers.model import (
     SeatPlan,
 )
 from workers.sandbox import SandboxedBot, SandboxError, SandboxLimits
+from workers.sandbox_check import cached_check
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 log = logging.getLogger(__name__)
-#: Sandbox warnings already logged by this process (each is logged once, not per match).
-_logged_warnings: set[str] = set()
 
 
 class BuiltinClient:
@@ -107,6 +106,25 @@ class SandboxClient:
     def close(self) -> None:
         """Kill the bot's processes."""
         self._bot.close()
+
+
+class FaultyClient:
+    """An uploaded bot that cannot even start (e.g. a malformed archive): it forfeits at its
+    first decision, so the match goes on for the other seats."""
+
+    kind = BotKind.UPLOADED
+
+    def __init__(self, fault: BotError) -> None:
+        self._fault = fault
+
+    def decide(
+        self, state: State, legal: Sequence[Action], decision: Decision, timeout_s: float
+    ) -> int:
+        """Raise the fault."""
+        raise self._fault
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 class RemoteClient:
@@ -181,12 +199,15 @@ class SeatClients:
     def __init__(self, code: CodeCache | None = None, limits: SandboxLimits | None = None) -> None:
         self._code = code
         self._limits = limits or SandboxLimits()
-        #: Sandbox warnings of the last :meth:`open` (e.g. no network namespace).
-        self.warnings: list[str] = []
+        #: Whether the last :meth:`open` ran an uploaded bot without the full sandbox.
+        self.unrated = False
+        #: The sandbox tier of the last :meth:`open`'s uploaded bots ("" if none).
+        self.sandbox_tier = ""
 
     def open(self, plan: MatchPlan) -> list[SeatClient]:
         """One client per seat, in seat order; on failure none is left open."""
-        self.warnings = []
+        self.unrated = False
+        self.sandbox_tier = ""
         clients: list[SeatClient] = []
         try:
             for seat in plan.seats:
@@ -208,15 +229,20 @@ class SeatClients:
         if seat.kind is BotKind.UPLOADED:
             if self._code is None:
                 raise InfrastructureError("this worker has no code cache for uploaded bots")
+            report = cached_check(self._limits)
+            if not report.plays_uploaded:
+                raise InfrastructureError(
+                    f"seat {seat.seat}: this worker refuses uploaded bots, its sandbox is "
+                    f"missing guarantees: {report.why_refused()}"
+                )
             try:
                 bot = SandboxedBot(self._code.path(seat.code_sha256), self._limits)
             except SandboxError as exc:
                 raise InfrastructureError(f"seat {seat.seat}: {exc}") from exc
-            self.warnings.extend(bot.warnings)
-            for warning in bot.warnings:
-                if warning not in _logged_warnings:
-                    _logged_warnings.add(warning)
-                    log.warning("sandbox: %s", warning)
+            except BotError as exc:
+                return FaultyClient(exc)
+            self.unrated = self.unrated or bot.unrated
+            self.sandbox_tier = report.tier.value
             return SandboxClient(plan.match_id, bot)
         if not seat.endpoint:
             raise InfrastructureError(f"seat {seat.seat}: remote bot without an endpoint")

@@ -18,6 +18,8 @@ from hamlet.channels import read_token_file
 if TYPE_CHECKING:
     from workers.reporting import MatchHostClient
 
+from workers.sandbox import SandboxLimits, SandboxMode
+
 #: The Celery task and queue (the contract with the server, which enqueues by name).
 PLAY_MATCH_TASK = "hamlet.play_match"
 MATCH_QUEUE = "matches"
@@ -53,6 +55,10 @@ class WorkerConfig:
     code_cache_dir: Path = Path(tempfile.gettempdir()) / "hamlet-bot-code"
     sandbox_memory_bytes: int = 1 << 30
     sandbox_cpu_seconds: int = 600
+    #: strict (every guarantee or no uploaded bots) or insecure (local development, unrated).
+    sandbox_mode: SandboxMode = SandboxMode.STRICT
+    #: A cgroup directory delegated to the worker's uid ("" = below its own cgroup).
+    sandbox_cgroup: str = ""
     worker_name: str = ""
     #: The worker credential (a token with the ``worker`` scope) for ``MatchHost``.
     worker_token: str = field(default="", repr=False)
@@ -106,6 +112,15 @@ class WorkerConfig:
             attempts=self.rpc_attempts if attempts is None else attempts,
         )
 
+    def sandbox_limits(self) -> SandboxLimits:
+        """The limits and mode of the sandbox for uploaded bots."""
+        return SandboxLimits(
+            memory_bytes=self.sandbox_memory_bytes,
+            cpu_seconds=self.sandbox_cpu_seconds,
+            mode=self.sandbox_mode,
+            cgroup_parent=self.sandbox_cgroup,
+        )
+
     @property
     def name(self) -> str:
         """This worker's name (host and pid unless set)."""
@@ -150,6 +165,8 @@ class WorkerConfig:
                 num("HAMLET_SANDBOX_MEMORY_BYTES", d.sandbox_memory_bytes, int)
             ),
             sandbox_cpu_seconds=int(num("HAMLET_SANDBOX_CPU_SECONDS", d.sandbox_cpu_seconds, int)),
+            sandbox_mode=_sandbox_mode(env.get("HAMLET_SANDBOX", "")),
+            sandbox_cgroup=env.get("HAMLET_SANDBOX_CGROUP", ""),
             worker_name=env.get("HAMLET_WORKER_NAME", ""),
             worker_token=_token(env),
             tls_ca=Path(env["HAMLET_TLS_CA"]) if env.get("HAMLET_TLS_CA") else None,
@@ -169,6 +186,14 @@ def _token(env: Mapping[str, str]) -> str:
         return read_token_file(Path(path))
     except OSError as exc:
         raise ConfigError(f"HAMLET_WORKER_TOKEN_FILE: cannot read {path}: {exc}") from None
+
+
+def _sandbox_mode(raw: str) -> SandboxMode:
+    try:
+        return SandboxMode(raw or SandboxMode.STRICT.value)
+    except ValueError:
+        names = " or ".join(m.value for m in SandboxMode)
+        raise ConfigError(f"HAMLET_SANDBOX must be {names}, not {raw!r}") from None
 
 
 def check_visibility_timeout(visibility_timeout: float, hard_limit: float) -> None:

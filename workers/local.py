@@ -16,10 +16,11 @@ from workers.play import play_plan
 
 
 def seat_plan(seat: int, spec: str) -> tuple[SeatPlan, bytes | None]:
-    """A seat from a command-line spec: built-in name, ``.py`` path, or ``grpc://host:port``."""
+    """A seat from a command-line spec: built-in name, ``.py`` or archive ``.zip`` path, or
+    ``grpc://host:port``."""
     if spec.startswith("grpc://"):
         return SeatPlan(seat, spec, 0, BotKind.REMOTE, endpoint=spec.removeprefix("grpc://")), None
-    if spec.endswith(".py"):
+    if spec.endswith((".py", ".zip")):
         code = Path(spec).read_bytes()
         sha = hashlib.sha256(code).hexdigest()
         return SeatPlan(seat, Path(spec).stem, 0, BotKind.UPLOADED, code_sha256=sha), code

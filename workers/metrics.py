@@ -18,6 +18,7 @@ from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     multiprocess,
     start_http_server,
@@ -75,6 +76,24 @@ class WorkerMetrics:
             registry=registry,
         )
 
+        self.sandbox_tier = Gauge(
+            "hamlet_worker_sandbox_tier",
+            "1 for the sandbox tier this worker runs uploaded bots in (refused: none).",
+            ["tier"],
+            registry=registry,
+            multiprocess_mode="max",
+        )
+        self.unrated = Counter(
+            "hamlet_worker_unrated_matches_total",
+            "Matches reported unrated (an uploaded bot ran without the full sandbox).",
+            ["game"],
+            registry=registry,
+        )
+
+    def tier(self, tier: str) -> None:
+        """Export the sandbox tier in use (a closed set of values)."""
+        self.sandbox_tier.labels(tier=tier).set(1)
+
     def outcome(self, game: str, outcome: MatchOutcome) -> None:
         """Count one execution."""
         self.matches.labels(game=game or "unknown", outcome=outcome.value).inc()
@@ -87,6 +106,8 @@ class WorkerMetrics:
             if not decision.by_fallback:
                 kind = kinds[decision.player] if decision.player < len(kinds) else BotKind.BUILTIN
                 self.decision_latency.labels(kind=kind.value).observe(decision.seconds)
+        if record.unrated:
+            self.unrated.labels(game=plan.game).inc()
         for forfeit in record.forfeits:
             self.forfeits.labels(game=plan.game, reason=forfeit.reason.value).inc()
 

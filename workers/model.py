@@ -92,6 +92,10 @@ class MatchRecord:
     forfeits: tuple[Forfeit, ...]
     decisions: tuple[LoggedDecision, ...]
     duration_s: float
+    #: An uploaded bot ran without the full sandbox (``HAMLET_SANDBOX=insecure``).
+    unrated: bool = False
+    #: The sandbox tier uploaded bots ran in ("" when the match had none).
+    sandbox_tier: str = ""
 
 
 class InfrastructureError(RuntimeError):

@@ -11,10 +11,11 @@ the task retries later.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from workers.metrics import MatchOutcome, WorkerMetrics
 from workers.model import InfrastructureError, MatchPlan, MatchRecord, SeatClient
@@ -51,6 +52,14 @@ class Seats(Protocol):
     def open(self, plan: MatchPlan) -> list[SeatClient]:
         """One client per seat."""
         ...
+
+
+@runtime_checkable
+class SandboxedSeats(Protocol):
+    """Seats that know how their uploaded bots were run (set by ``open``)."""
+
+    unrated: bool
+    sandbox_tier: str
 
 
 def execute(
@@ -118,7 +127,12 @@ def play_plan(
     """Open the seats' clients, run the match, close them all (whatever happens)."""
     clients: Sequence[SeatClient] = seats.open(plan)
     try:
-        return run_match(plan, clients, clock or time.monotonic, reraise)
+        record = run_match(plan, clients, clock or time.monotonic, reraise)
+        if isinstance(seats, SandboxedSeats) and seats.sandbox_tier:
+            record = dataclasses.replace(
+                record, unrated=seats.unrated, sandbox_tier=seats.sandbox_tier
+            )
+        return record
     finally:
         for client in clients:
             with contextlib.suppress(Exception):

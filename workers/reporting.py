@@ -157,9 +157,18 @@ class MatchHostClient:
         response: worker_pb2.FetchBotCodeResponse = self._call(self._stub.FetchBotCode, request)
         return bytes(response.code)
 
-    def announce(self, worker_id: str, bots: Sequence[Announced]) -> None:
-        """Tell the server this worker is up and which built-in bots it plays."""
+    def announce(
+        self,
+        worker_id: str,
+        bots: Sequence[Announced],
+        runtimes: Sequence[str] = (),
+        sandbox_tier: str = "",
+    ) -> None:
+        """Tell the server this worker is up, which built-in bots it plays and which
+        runtimes it can run uploaded bots in (none when its sandbox refuses them)."""
         request = worker_pb2.AnnounceWorkerRequest(
+            runtimes=list(runtimes),
+            sandbox_tier=sandbox_tier,
             worker_id=worker_id,
             builtin_bots=[
                 worker_pb2.BuiltinBot(name=b.name, games=list(b.games), description=b.description)
@@ -238,4 +247,6 @@ def outcome_to_proto(record: MatchRecord) -> worker_pb2.MatchOutcome:
             for d in record.decisions
         ],
         duration_seconds=record.duration_s,
+        unrated=record.unrated,
+        sandbox_tier=record.sandbox_tier,
     )

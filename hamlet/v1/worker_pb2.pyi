@@ -289,7 +289,13 @@ class MatchOutcome(_message.Message):
     FORFEITS_FIELD_NUMBER: _builtins.int
     DECISIONS_FIELD_NUMBER: _builtins.int
     DURATION_SECONDS_FIELD_NUMBER: _builtins.int
+    UNRATED_FIELD_NUMBER: _builtins.int
+    SANDBOX_TIER_FIELD_NUMBER: _builtins.int
     duration_seconds: _builtins.float
+    unrated: _builtins.bool
+    """An uploaded bot ran without the full sandbox (HAMLET_SANDBOX=insecure): do not rate it."""
+    sandbox_tier: _builtins.str
+    """The worker's sandbox tier for uploaded bots: "bwrap-cgroup1", "bwrap-cgroup2", "insecure"."""
     @_builtins.property
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """by seat"""
@@ -310,10 +316,12 @@ class MatchOutcome(_message.Message):
         forfeits: _abc.Iterable[Global___Forfeit] | None = ...,
         decisions: _abc.Iterable[Global___LoggedDecision] | None = ...,
         duration_seconds: _builtins.float = ...,
+        unrated: _builtins.bool = ...,
+        sandbox_tier: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decisions", b"decisions", "duration_seconds", b"duration_seconds", "forfeits", b"forfeits", "ranks", b"ranks", "scores", b"scores"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decisions", b"decisions", "duration_seconds", b"duration_seconds", "forfeits", b"forfeits", "ranks", b"ranks", "sandbox_tier", b"sandbox_tier", "scores", b"scores", "unrated", b"unrated"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -452,18 +460,29 @@ class AnnounceWorkerRequest(_message.Message):
 
     WORKER_ID_FIELD_NUMBER: _builtins.int
     BUILTIN_BOTS_FIELD_NUMBER: _builtins.int
+    RUNTIMES_FIELD_NUMBER: _builtins.int
+    SANDBOX_TIER_FIELD_NUMBER: _builtins.int
     worker_id: _builtins.str
+    sandbox_tier: _builtins.str
     @_builtins.property
     def builtin_bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BuiltinBot]: ...
+    @_builtins.property
+    def runtimes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Runtimes this worker can run uploaded bots in ("python3", "node", "native"); empty when
+        its sandbox is missing a guarantee and it refuses uploaded bots.
+        """
+
     def __init__(
         self,
         *,
         worker_id: _builtins.str = ...,
         builtin_bots: _abc.Iterable[Global___BuiltinBot] | None = ...,
+        runtimes: _abc.Iterable[_builtins.str] | None = ...,
+        sandbox_tier: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["builtin_bots", b"builtin_bots", "worker_id", b"worker_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["builtin_bots", b"builtin_bots", "runtimes", b"runtimes", "sandbox_tier", b"sandbox_tier", "worker_id", b"worker_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

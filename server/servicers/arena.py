@@ -81,7 +81,12 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             )
         assert who.user_id is not None  # the method table requires a user's token
         done = self.bots.submit(
-            request.name, request.game, request.source, request.description, who.user_id
+            request.name,
+            request.game,
+            request.source,
+            request.description,
+            who.user_id,
+            request.archive,
         )
         return arena_pb2.SubmitBotResponse(
             bot=convert.bot(done.bot),

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import games
+from server.services import archives
 from server.services import validation as v
 from server.services.errors import (
     AlreadyExistsError,
@@ -74,12 +75,24 @@ class BotService:
             raise AlreadyExistsError(str(exc)) from None
 
     def submit(
-        self, name: str, game: str, source: str, description: str, owner_id: int
+        self,
+        name: str,
+        game: str,
+        source: str,
+        description: str,
+        owner_id: int,
+        archive: bytes = b"",
     ) -> Submitted:
-        """A new version of an uploaded bot, content-addressed by the source's SHA-256.
-        (Whether the caller may add a version is the policy's question, asked before.)"""
+        """A new version of an uploaded bot (a Python file, or an archive with a manifest),
+        content-addressed by the code's SHA-256. (Whether the caller may add a version is the
+        policy's question, asked before.)"""
         v.bot_name(name)
         v.game_spec(game)
+        if len(description) > v.MAX_DESCRIPTION:
+            raise InvalidArgumentError(f"description is longer than {v.MAX_DESCRIPTION} characters")
+        description = strip_nul(description)
+        if archive:
+            return self._add_version(name, game, archives.accept(archive), description, owner_id)
         code = source.encode()
         if not code.strip():
             raise InvalidArgumentError("source is empty: send the bot's Python file")
@@ -87,11 +100,13 @@ class BotService:
             raise InvalidArgumentError(
                 f"source is {len(code)} bytes; the limit is {v.MAX_SOURCE_BYTES} (one Python file)"
             )
-        if len(description) > v.MAX_DESCRIPTION:
-            raise InvalidArgumentError(f"description is longer than {v.MAX_DESCRIPTION} characters")
-        description = strip_nul(description)
         no_nul("source", source)
         check_compiles(name, source)
+        return self._add_version(name, game, code, description, owner_id)
+
+    def _add_version(
+        self, name: str, game: str, code: bytes, description: str, owner_id: int
+    ) -> Submitted:
         existing = self.store.get_bot(name)
         if existing is not None and existing.retired:
             raise FailedPreconditionError(

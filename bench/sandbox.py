@@ -1,0 +1,116 @@
+"""Sandbox cost: what starting one seat and one exchange cost, with and without the sandbox.
+
+``python bench/sandbox.py [--runs N]`` (``make bench-sandbox``) prints medians (and the
+90th percentile) over N runs of:
+
+- ``true``: a bare ``true`` process, then under bubblewrap with the bot's namespaces (the
+  cost bubblewrap itself adds to a start);
+- ``cgroup``: making, limiting and removing one bot's cgroups;
+- ``seat start``: a minimal raw-protocol Python bot from spawn to its first answer, in
+  insecure mode (launcher + rlimits only) and in the strict sandbox (launcher, cgroup,
+  staging, throw-away uid, bubblewrap, seccomp, boot step), and the difference; and the
+  clean-up after it (kill, cgroup removal, directory removal);
+- ``round trip``: one 200-byte request frame and its answer to an already started bot.
+
+Numbers, never assertions: tests do not time anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from workers.cgroups import BotCgroup, CgroupLimits
+from workers.sandbox import SandboxedBot, SandboxLimits, SandboxMode
+from workers.sandbox_layout import bwrap_path, host_root_args
+
+ECHO_BOT = """
+import struct, sys
+while True:
+    head = sys.stdin.buffer.read(4)
+    if len(head) < 4:
+        break
+    body = sys.stdin.buffer.read(struct.unpack(">I", head)[0])
+    sys.stdout.buffer.write(struct.pack(">I", 2) + b"ok")
+    sys.stdout.buffer.flush()
+"""
+
+
+def timed(fn: Callable[[], object], runs: int) -> list[float]:
+    """Seconds per call of ``fn``, ``runs`` times (after one warm-up call)."""
+    fn()
+    out = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def show(name: str, samples: list[float]) -> float:
+    """Print the median and 90th percentile in ms; return the median."""
+    median = statistics.median(samples)
+    p90 = sorted(samples)[int(0.9 * (len(samples) - 1))]
+    print(f"{name:<44} median {median * 1e3:8.2f} ms   p90 {p90 * 1e3:8.2f} ms")
+    return median
+
+
+def main() -> None:
+    """Run every measurement and print it."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    runs = args.runs
+    bwrap = bwrap_path()
+    assert bwrap, "bubblewrap is not installed"
+    unshare = ["--unshare-all", "--unshare-user", "--disable-userns", "--new-session"]
+    bwrap_true = [bwrap, *unshare, "--die-with-parent", "--cap-drop", "ALL", "--clearenv"]
+    bwrap_true += [*host_root_args(), "--proc", "/proc", "--dev", "/dev", "--", "/usr/bin/true"]
+    print(f"python {sys.version.split()[0]}, uid {os.geteuid()}, {runs} runs each")
+    t_true = show("true (bare)", timed(lambda: subprocess.run(["/usr/bin/true"]), runs))
+    t_bwrap = show(
+        "true under bubblewrap", timed(lambda: subprocess.run(bwrap_true, check=True), runs)
+    )
+    print(f"{'  bubblewrap adds':<44} {(t_bwrap - t_true) * 1e3:8.2f} ms")
+
+    def cgroup() -> None:
+        name = f"bench-{os.getpid()}-{time.monotonic_ns()}"
+        BotCgroup(name, CgroupLimits(1 << 30, 32)).remove()
+
+    show("cgroup: make, limit, remove", timed(cgroup, runs))
+    with tempfile.TemporaryDirectory() as tmp:
+        bot = Path(tmp) / "echo.py"
+        bot.write_text(ECHO_BOT)
+        medians = {}
+        for mode in SandboxMode:
+            limits = SandboxLimits(mode=mode)
+            starts, closes = [], []
+            for _ in range(runs + 1):
+                began = time.perf_counter()
+                b = SandboxedBot(bot, limits)
+                b.exchange(b"x" * 200, 30)
+                answered = time.perf_counter()
+                b.close()
+                starts.append(answered - began)
+                closes.append(time.perf_counter() - answered)
+            medians[mode] = show(f"seat start to first answer ({mode.value})", starts[1:])
+            show(f"seat clean-up ({mode.value})", closes[1:])
+        extra = medians[SandboxMode.STRICT] - medians[SandboxMode.INSECURE]
+        print(f"{'  the strict sandbox adds per seat start':<44} {extra * 1e3:8.2f} ms")
+        for mode in SandboxMode:
+            with SandboxedBot(bot, SandboxLimits(mode=mode)) as b:
+                samples = timed(lambda b=b: b.exchange(b"x" * 200, 30), runs * 20)  # type: ignore[misc]
+                show(f"round trip, 200-byte frame ({mode.value})", samples)
+
+
+if __name__ == "__main__":
+    main()

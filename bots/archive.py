@@ -1,0 +1,151 @@
+"""What a bot submission is: one Python file, or a zip archive with a manifest.
+
+The archive holds ``hamlet.json``::
+
+    {"runtime": "node", "entry": "main.js"}
+
+``runtime`` is one of :class:`Runtime` (``python3``, ``node``, or ``native`` for a static
+linux-x86_64 executable) and ``entry`` the path, inside the archive, of the file the
+runtime starts. The same checks run where the archive is accepted (the server, at
+submission) and where it is unpacked (the worker, before the sandbox starts): size,
+member count, relative paths without ``..``, no links, no devices, an entry that exists.
+Standard library only (the server and workers both import it).
+"""
+
+from __future__ import annotations
+
+import enum
+import io
+import json
+import stat
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+MANIFEST = "hamlet.json"
+MAX_ARCHIVE_BYTES = 8 << 20
+MAX_UNPACKED_BYTES = 32 << 20
+MAX_MEMBERS = 512
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+class Runtime(enum.Enum):
+    """The runtimes a submission may name."""
+
+    PYTHON3 = "python3"
+    NODE = "node"
+    NATIVE = "native"
+
+
+class ArchiveError(ValueError):
+    """The submission is not an acceptable bot."""
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """What the archive's ``hamlet.json`` says."""
+
+    runtime: Runtime
+    entry: str
+
+
+def is_archive(code: bytes) -> bool:
+    """Whether ``code`` is a zip archive rather than a single Python file."""
+    return code.startswith(ZIP_MAGIC)
+
+
+def _member_path(name: str) -> PurePosixPath:
+    path = PurePosixPath(name)
+    if not name or path.is_absolute() or ".." in path.parts or "\\" in name or "\0" in name:
+        raise ArchiveError(f"archive member {name!r} is not a plain relative path")
+    return path
+
+
+def _kind(info: zipfile.ZipInfo) -> int:
+    """The file type bits of a member (0 when the archive recorded none)."""
+    return stat.S_IFMT(info.external_attr >> 16)
+
+
+def check(code: bytes) -> Manifest:
+    """Validate a submission (file or archive); its manifest. Raises :class:`ArchiveError`."""
+    if not is_archive(code):
+        try:
+            code.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ArchiveError("a single-file bot must be UTF-8 Python source") from None
+        return Manifest(Runtime.PYTHON3, "bot.py")
+    if len(code) > MAX_ARCHIVE_BYTES:
+        raise ArchiveError(f"archive of {len(code)} bytes exceeds {MAX_ARCHIVE_BYTES}")
+    try:
+        with zipfile.ZipFile(io.BytesIO(code)) as zf:
+            infos = zf.infolist()
+            if len(infos) > MAX_MEMBERS:
+                raise ArchiveError(f"archive has {len(infos)} members (at most {MAX_MEMBERS})")
+            total, names = 0, set()
+            for info in infos:
+                _member_path(info.filename)
+                kind = _kind(info)
+                if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+                    raise ArchiveError(f"{info.filename!r} is a link or special file")
+                if info.flag_bits & 0x1:
+                    raise ArchiveError(f"{info.filename!r} is encrypted")
+                total += info.file_size
+                names.add(info.filename)
+            if total > MAX_UNPACKED_BYTES:
+                raise ArchiveError(
+                    f"archive unpacks to {total} bytes (at most {MAX_UNPACKED_BYTES})"
+                )
+            if MANIFEST not in names:
+                raise ArchiveError(f"archive has no {MANIFEST}")
+            manifest = _parse_manifest(zf.read(MANIFEST))
+    except zipfile.BadZipFile as exc:
+        raise ArchiveError(f"not a readable zip archive: {exc}") from None
+    if manifest.entry not in names:
+        raise ArchiveError(f"the entry point {manifest.entry!r} is not in the archive")
+    return manifest
+
+
+def _parse_manifest(raw: bytes) -> Manifest:
+    try:
+        data = json.loads(raw)
+        runtime = Runtime(data["runtime"])
+        entry = str(data["entry"])
+    except (ValueError, KeyError, TypeError) as exc:
+        names = ", ".join(r.value for r in Runtime)
+        raise ArchiveError(
+            f'{MANIFEST} must be {{"runtime": one of {names}, "entry": "path"}}: {exc}'
+        ) from None
+    _member_path(entry)
+    return Manifest(runtime, entry)
+
+
+def pack(directory: Path) -> bytes:
+    """A submission archive of every file under ``directory`` (which holds ``hamlet.json``)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+            zf.write(path, path.relative_to(directory).as_posix())
+    code = out.getvalue()
+    check(code)
+    return code
+
+
+def unpack(code: bytes, dest: Path) -> Manifest:
+    """Check ``code`` and write it under ``dest`` (an empty directory); its manifest."""
+    manifest = check(code)
+    if not is_archive(code):
+        (dest / "bot.py").write_bytes(code)
+        return manifest
+    try:
+        with zipfile.ZipFile(io.BytesIO(code)) as zf:
+            for info in zf.infolist():
+                target = dest / _member_path(info.filename)
+                if info.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with zf.open(info) as src, open(target, "xb") as out:
+                    out.write(src.read(MAX_UNPACKED_BYTES))
+    except OSError as exc:  # duplicate names, a file where a directory should be
+        raise ArchiveError(f"archive cannot be unpacked: {exc}") from None
+    return manifest

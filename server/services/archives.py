@@ -1,0 +1,22 @@
+"""Bot submissions as archives: checked when they arrive, before anything is stored.
+
+The format and its checks live in :mod:`bots.archive` (workers apply the same checks when
+they unpack); this module turns a rejection into the service's ``InvalidArgumentError``.
+Nothing in an archive is run or built on the server.
+"""
+
+from __future__ import annotations
+
+from bots.archive import ArchiveError, check, is_archive
+from server.services.errors import InvalidArgumentError
+
+
+def accept(archive: bytes) -> bytes:
+    """The archive's bytes if it is an acceptable bot; else ``InvalidArgumentError``."""
+    if not is_archive(archive):
+        raise InvalidArgumentError("archive is not a zip file (send Python source as `source`)")
+    try:
+        check(archive)
+    except ArchiveError as exc:
+        raise InvalidArgumentError(f"archive rejected: {exc}") from None
+    return archive

@@ -1,0 +1,103 @@
+"""Process and directory housekeeping of the sandbox: pipes, stray processes, stale dirs."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shutil
+import signal
+import tempfile
+import time
+from pathlib import Path
+
+DIR_PREFIX = "hamlet-bot-"
+
+
+def read_status(fd: int, timeout_s: float, want: bytes = b"") -> bytes | None:
+    """What ``fd`` gives until EOF or until it has given ``want`` (then closed); ``None``
+    on timeout."""
+    deadline = time.monotonic() + timeout_s
+    data = bytearray()
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not sel.select(remaining):
+                    return None
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    return bytes(data)
+                data += chunk
+                if want and data.startswith(want):
+                    return bytes(data)
+    finally:
+        os.close(fd)
+
+
+def sandbox_base() -> Path:
+    """Where bots' host directories go: the temporary directory if every uid can traverse
+    it (the throw-away uid must reach its staged mounts), else ``/tmp`` or ``/var/tmp``."""
+    for candidate in (Path(tempfile.gettempdir()), Path("/tmp"), Path("/var/tmp")):
+        real = candidate.resolve()
+        try:
+            if all(p.stat().st_mode & 0o001 for p in [*real.parents, real]):
+                return real
+        except OSError:
+            continue
+    return Path(tempfile.gettempdir())
+
+
+def remove_tree(root: Path) -> None:
+    """Remove a sandbox directory, read-only parts (the bot's code) included."""
+    for dirpath, _, _ in os.walk(root):
+        with contextlib.suppress(OSError):
+            os.chmod(dirpath, 0o700)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def sweep_stale_dirs(parent: Path | None = None) -> int:
+    """Remove sandbox directories left by processes that no longer exist (a SIGKILLed
+    worker cannot clean up after itself); how many were removed."""
+    removed = 0
+    parents = {parent} if parent else {Path(tempfile.gettempdir()), sandbox_base()}
+    for entry in (e for p in parents for e in p.glob(f"{DIR_PREFIX}*-*")):
+        pid = entry.name[len(DIR_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            remove_tree(entry)
+            removed += 1
+    return removed
+
+
+def kill_uid(uid: int, rounds: int = 5) -> int:
+    """SIGKILL every process owned by ``uid`` (repeated, to catch forks); how many were hit."""
+    hit = 0
+    for _ in range(rounds):
+        found = processes_of_uid(uid)
+        if not found:
+            break
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                hit += 1
+        time.sleep(0.01)
+    return hit
+
+
+def processes_of_uid(uid: int) -> list[int]:
+    """Live (not zombie) pids whose real uid is ``uid``, from /proc."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        state = fields.get("State", "").strip()
+        uids = fields.get("Uid", "").split()
+        if uids and int(uids[0]) == uid and not state.startswith("Z"):
+            pids.append(int(entry.name))
+    return pids
