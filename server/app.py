@@ -152,7 +152,9 @@ def build_server(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     store = open_store(settings.effective_database_url)
     metrics = ServerMetrics(registry if registry is not None else CollectorRegistry())
-    queue = _CountingEnqueuer(enqueuer or CeleryEnqueuer(settings.redis_url), metrics)
+    queue = _CountingEnqueuer(
+        enqueuer or CeleryEnqueuer(settings.redis_url, store.match_queues), metrics
+    )
     metrics.watch_queue(queue.queue_depth)
     services = Services(
         bots=BotService(store),

@@ -63,8 +63,10 @@ def worker(argv: list[str]) -> int:
         return check_sandbox()
     _exit_with_parent()
     _prepare_multiproc_dir()
+    from hamlet.queues import queues_served
     from workers.celery_app import create_app
-    from workers.config import MATCH_QUEUE, ConfigError, WorkerConfig
+    from workers.config import ConfigError, WorkerConfig
+    from workers.sandbox_check import available_runtimes
 
     try:
         config = WorkerConfig.from_env()
@@ -74,11 +76,13 @@ def worker(argv: list[str]) -> int:
         print(f"hamlet worker: {exc}", file=sys.stderr)
         return 2
     app = create_app(config)
+    # One queue per set of runtimes this worker has: it only receives matches it can run.
+    queues = queues_served(available_runtimes(config.sandbox_limits()))
     app.worker_main(
         [
             "worker",
             "--queues",
-            MATCH_QUEUE,
+            ",".join(queues),
             "--concurrency",
             str(config.concurrency),
             "--loglevel",

@@ -10,6 +10,7 @@ from server.servicers.errors import unary
 from server.services import validation as v
 from server.services.bots import BotService, BuiltinBot
 from server.services.errors import InvalidArgumentError
+from server.services.hygiene import strip_nul
 from server.services.matches import MatchService
 from server.storage import DecisionRecord, MatchRecord, MatchStatus, Outcome, SeatOutcome
 
@@ -81,7 +82,13 @@ def outcome_from_proto(msg: worker_pb2.MatchOutcome) -> Outcome:
         )
         for i, d in enumerate(msg.decisions)
     )
-    return Outcome(seats=seats, decisions=decisions, duration_seconds=msg.duration_seconds)
+    return Outcome(
+        seats=seats,
+        decisions=decisions,
+        duration_seconds=msg.duration_seconds,
+        unrated=msg.unrated,
+        sandbox_tier=strip_nul(msg.sandbox_tier)[:32],
+    )
 
 
 class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):

@@ -11,12 +11,12 @@ from bots.archive import ArchiveError, check, is_archive
 from server.services.errors import InvalidArgumentError
 
 
-def accept(archive: bytes) -> bytes:
-    """The archive's bytes if it is an acceptable bot; else ``InvalidArgumentError``."""
+def accept(archive: bytes) -> str:
+    """The runtime an acceptable archive names; else ``InvalidArgumentError``."""
     if not is_archive(archive):
         raise InvalidArgumentError("archive is not a zip file (send Python source as `source`)")
     try:
-        check(archive)
+        manifest = check(archive)
     except ArchiveError as exc:
         raise InvalidArgumentError(f"archive rejected: {exc}") from None
-    return archive
+    return manifest.runtime.value

@@ -92,7 +92,8 @@ class BotService:
             raise InvalidArgumentError(f"description is longer than {v.MAX_DESCRIPTION} characters")
         description = strip_nul(description)
         if archive:
-            return self._add_version(name, game, archives.accept(archive), description, owner_id)
+            runtime = archives.accept(archive)
+            return self._add_version(name, game, archive, description, owner_id, runtime)
         code = source.encode()
         if not code.strip():
             raise InvalidArgumentError("source is empty: send the bot's Python file")
@@ -102,10 +103,10 @@ class BotService:
             )
         no_nul("source", source)
         check_compiles(name, source)
-        return self._add_version(name, game, code, description, owner_id)
+        return self._add_version(name, game, code, description, owner_id, "python3")
 
     def _add_version(
-        self, name: str, game: str, code: bytes, description: str, owner_id: int
+        self, name: str, game: str, code: bytes, description: str, owner_id: int, runtime: str
     ) -> Submitted:
         existing = self.store.get_bot(name)
         if existing is not None and existing.retired:
@@ -114,7 +115,9 @@ class BotService:
             )
         sha = hashlib.sha256(code).hexdigest()
         try:
-            bot, created = self.store.add_bot_version(name, game, code, sha, description, owner_id)
+            bot, created = self.store.add_bot_version(
+                name, game, code, sha, description, owner_id, runtime
+            )
         except StoreConflictError as exc:
             raise AlreadyExistsError(str(exc)) from None
         return Submitted(bot, created)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from server.config import MATCH_QUEUE, PLAY_MATCH_TASK
+
+#: The queue of each match id (``Store.match_queues``): which workers can run it.
+QueueLookup = Callable[[Sequence[str]], Mapping[str, str]]
 
 
 class Enqueuer(Protocol):
@@ -22,9 +25,10 @@ class Enqueuer(Protocol):
 
 
 class CeleryEnqueuer:
-    """``send_task("hamlet.play_match", [match_id], queue="matches")`` on a Redis broker."""
+    """``send_task("hamlet.play_match", [match_id], queue=...)`` on a Redis broker, on the
+    queue of the runtimes the match needs (``hamlet.queues``; ``matches`` for Python only)."""
 
-    def __init__(self, redis_url: str) -> None:
+    def __init__(self, redis_url: str, queue_of: QueueLookup | None = None) -> None:
         import redis
         from celery import Celery
 
@@ -32,14 +36,19 @@ class CeleryEnqueuer:
         self._app = Celery("hamlet-server", broker=redis_url)
         self._app.conf.broker_connection_retry_on_startup = True
         self._lock = threading.Lock()
+        self._queue_of = queue_of
+        self._queues = {MATCH_QUEUE}
 
     def enqueue(self, match_ids: Sequence[str]) -> None:
+        queues = self._queue_of(match_ids) if self._queue_of is not None else {}
         with self._lock, self._app.producer_or_acquire() as producer:
             for match_id in match_ids:
+                queue = queues.get(match_id, MATCH_QUEUE)
+                self._queues.add(queue)
                 self._app.send_task(
                     PLAY_MATCH_TASK,
                     args=[match_id],
-                    queue=MATCH_QUEUE,
+                    queue=queue,
                     task_id=f"{match_id}.{_attempt_suffix()}",
                     producer=producer,
                 )
@@ -49,7 +58,7 @@ class CeleryEnqueuer:
 
         try:
             # Celery's Redis transport keeps a queue as a list named after it.
-            return int(self._redis.llen(MATCH_QUEUE))  # type: ignore[arg-type]
+            return sum(int(self._redis.llen(q)) for q in sorted(self._queues))  # type: ignore[arg-type]
         except redis.RedisError:
             return None
 

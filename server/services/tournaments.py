@@ -7,11 +7,12 @@ import math
 import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import combinations
 
 from games import derive_seed
+from hamlet.queues import queue_for
 from server.services import commitments
 from server.services import validation as v
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
@@ -178,7 +179,7 @@ class TournamentService:
                 f"{len(req.bots)} bots at {per_table} per table for {rounds} rounds make "
                 f"{total} matches; the limit is {MAX_MATCHES}: name fewer bots or rounds"
             )
-        entries, owners = [], []
+        entries, owners, runtimes = [], [], {}
         for name in req.bots:
             bot = self.store.get_bot(name)
             if bot is None:
@@ -191,6 +192,7 @@ class TournamentService:
                 )
             entries.append(bot.version_id)
             owners.append(bot.owner)
+            runtimes[bot.version_id] = bot.runtime
         tables = format_tables(req.format, len(entries), per_table)
         if req.rated:
             # Ranked tables never seat two bots of one user (the system's built-ins aside).
@@ -201,7 +203,10 @@ class TournamentService:
                     "needs bots of different owners (or make it --unrated)"
                 )
         tournament_id = "t" + secrets.token_hex(5)
-        matches = plan_round_robin(tournament_id, entries, per_table, rounds, seed, tables)
+        matches = [
+            replace(nm, queue=queue_for(runtimes[v] for v in nm.seat_version_ids))
+            for nm in plan_round_robin(tournament_id, entries, per_table, rounds, seed, tables)
+        ]
         salt = commitments.nonce()
         return self.store.create_tournament(
             NewTournament(

@@ -89,6 +89,7 @@ class BotRecord:
     code_sha256: str
     created_at: datetime
     owner: str = ""  # the submitting user's name; empty for built-in bots (the system)
+    runtime: str = ""  # of the latest version: builtin, python3, node or native
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +192,7 @@ class NewMatch:
     rotation: int
     seed: int
     seat_version_ids: tuple[int, ...]
+    queue: str = "matches"  # hamlet.queues.queue_for(the seats' runtimes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +234,9 @@ class Outcome:
     seats: tuple[SeatOutcome, ...]
     decisions: tuple[DecisionRecord, ...]
     duration_seconds: float
+    #: The worker ran uploaded bots without the full sandbox: recorded, never rated.
+    unrated: bool = False
+    sandbox_tier: str = ""
 
 
 class Store(Protocol):
@@ -287,7 +292,14 @@ class Store(Protocol):
         ...
 
     def add_bot_version(
-        self, name: str, game: str, code: bytes, sha256: str, description: str, owner_id: int
+        self,
+        name: str,
+        game: str,
+        code: bytes,
+        sha256: str,
+        description: str,
+        owner_id: int,
+        runtime: str = "python3",
     ) -> tuple[BotRecord, bool]:
         """Store code and a new version unless this code is already one; (bot, created).
         A new bot belongs to ``owner_id``; an existing one keeps its owner."""
@@ -343,6 +355,10 @@ class Store(Protocol):
 
     def get_decisions(self, match_id: str) -> list[DecisionRecord]:
         """A match's action log."""
+        ...
+
+    def match_queues(self, match_ids: Sequence[str]) -> dict[str, str]:
+        """The queue of each match."""
         ...
 
     def block_open(self, tournament_id: str, round: int, table: int) -> bool:

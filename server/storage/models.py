@@ -77,6 +77,7 @@ class BotVersion(Base):
     version: Mapped[int] = mapped_column(Integer)
     code_sha256: Mapped[str | None] = mapped_column(ForeignKey("bot_code.sha256"))
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    runtime: Mapped[str] = mapped_column(String(16), default="python3")
 
 
 class BotCode(Base):
@@ -140,6 +141,10 @@ class Match(Base):
     void_reason: Mapped[str] = mapped_column(Text, default="")
     #: SHA-256 of the current claim's attempt token; a report must present the token.
     attempt_hash: Mapped[str | None] = mapped_column(String(64))
+    #: The Celery queue: which workers can run it (hamlet.queues).
+    queue: Mapped[str] = mapped_column(String(64), default="matches")
+    #: How the reporting worker sandboxed its uploaded bots ("insecure" matches are unrated).
+    sandbox_tier: Mapped[str] = mapped_column(String(32), default="")
 
 
 class MatchSeat(Base):

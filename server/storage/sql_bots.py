@@ -52,7 +52,7 @@ class BotsPart(SqlBase):
             bot.retired = False
             s.add(bot)
             s.flush()
-            s.add(m.BotVersion(bot_id=bot.id, version=1, created_at=now))
+            s.add(m.BotVersion(bot_id=bot.id, version=1, created_at=now, runtime="builtin"))
         elif bot.origin != "builtin":
             raise StoreConflictError(f"bot name {name!r} is taken by an uploaded bot")
         else:
@@ -63,7 +63,14 @@ class BotsPart(SqlBase):
         return self._bot_record(s, bot)
 
     def add_bot_version(
-        self, name: str, game: str, code: bytes, sha256: str, description: str, owner_id: int
+        self,
+        name: str,
+        game: str,
+        code: bytes,
+        sha256: str,
+        description: str,
+        owner_id: int,
+        runtime: str = "python3",
     ) -> tuple[BotRecord, bool]:
         with self._tx() as s:
             now = utcnow()
@@ -96,7 +103,11 @@ class BotsPart(SqlBase):
             )
             s.add(
                 m.BotVersion(
-                    bot_id=bot.id, version=(latest or 0) + 1, code_sha256=sha256, created_at=now
+                    bot_id=bot.id,
+                    version=(latest or 0) + 1,
+                    code_sha256=sha256,
+                    created_at=now,
+                    runtime=runtime,
                 )
             )
             if description:
@@ -150,6 +161,7 @@ class BotsPart(SqlBase):
             retired=bot.retired,
             code_sha256=(version.code_sha256 or "") if version else "",
             created_at=bot.created_at,
+            runtime=version.runtime if version else "",
             owner=(s.scalar(select(m.User.name).where(m.User.id == bot.owner_id)) or "")
             if bot.owner_id is not None
             else "",

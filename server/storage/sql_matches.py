@@ -67,6 +67,11 @@ class MatchesPart(SqlBase):
                 for r in rows
             ]
 
+    def match_queues(self, match_ids: Sequence[str]) -> dict[str, str]:
+        with self._tx() as s:
+            rows = s.execute(select(m.Match.id, m.Match.queue).where(m.Match.id.in_(match_ids)))
+            return {str(mid): str(queue) for mid, queue in rows}
+
     def block_open(self, tournament_id: str, round: int, table: int) -> bool:
         with self._tx() as s:
             found = s.scalar(
@@ -149,6 +154,7 @@ class MatchesPart(SqlBase):
                     finished_at=now,
                     duration_seconds=outcome.duration_seconds,
                     lease_until=None,
+                    sandbox_tier=outcome.sandbox_tier[:32],
                 )
             )
             if rowcount(res) != 1:
@@ -180,19 +186,21 @@ class MatchesPart(SqlBase):
             )
             tournament = s.get(m.Tournament, match.tournament_id)
             assert tournament is not None
+            # a match played without the full sandbox counts for nothing
+            rated = tournament.rated and not outcome.unrated
             names = [self._bot_name(s, row.bot_version_id) for row in seats]
             ranks = [so.rank for so in outcome.seats]
             s.add(
                 m.ResultLog(
                     match_id=match_id,
                     game=match.game,
-                    rated=tournament.rated,
+                    rated=rated,
                     bots=",".join(names),
                     ranks=",".join(map(str, ranks)),
                     recorded_at=now,
                 )
             )
-            if tournament.rated:
+            if rated:
                 apply_ratings(s, match.game, names, ranks)
             s.flush()
             self._maybe_finish(s, match.tournament_id, now)

@@ -64,6 +64,7 @@ class TournamentsPart(SqlBase):
                         attempts=0,
                         duration_seconds=0.0,
                         void_reason="",
+                        queue=nm.queue,
                     )
                 )
             s.flush()
