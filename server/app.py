@@ -29,6 +29,7 @@ from server.servicers.arena import ArenaServicer
 from server.servicers.matchhost import MatchHostServicer
 from server.services.accounts import AccountService
 from server.services.bots import BotService
+from server.services.history import HistoryService
 from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
 from server.services.scheduling import CeleryEnqueuer, Enqueuer
@@ -195,6 +196,7 @@ def build_server(
             services.matches,
             services.accounts,
             LeaderboardService(store),
+            HistoryService(store),
         ),
         server,
     )

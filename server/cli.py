@@ -91,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--description", default="")
     p = add("retire", c.bot_retire, "retire a bot (it keeps its results)", bot)
     p.add_argument("name")
+    p = add("history", c.bot_history, "a bot's rating over time and results by opponent", bot)
+    p.add_argument("name")
+    p.add_argument("--game", default="", help="the game (needed if the bot plays several)")
     p = add("restore", c.bot_restore, "put a retired bot back in play (its owner or an admin)", bot)
     p.add_argument("name")
 

@@ -97,6 +97,18 @@ def bot_retire(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def bot_history(args: argparse.Namespace) -> int:
+    """``hamlet bot history NAME [--game G]``: rating over time, results by opponent."""
+    req = arena_pb2.BotHistoryRequest(name=args.name, game=args.game)
+    h = arena(args).GetBotHistory(req, timeout=args.timeout)
+    if args.json:
+        print_json(to_dict(h))
+        return EXIT_OK
+    out.print(console.history_chart(h))
+    out.print(console.opponents_table(h))
+    return EXIT_OK
+
+
 def bot_restore(args: argparse.Namespace) -> int:
     """``hamlet bot restore NAME``."""
     req = arena_pb2.RetireBotRequest(name=args.name)

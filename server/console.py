@@ -207,3 +207,32 @@ def elo_table(board: arena_pb2.Leaderboard) -> Table:
             str(e.losses),
         )
     return table
+
+
+_BARS = " ▁▂▃▄▅▆▇█"
+
+
+def history_chart(h: arena_pb2.BotHistory, width: int = 60) -> str:
+    """The live rating over the bot's matches as a one-line chart, with its range."""
+    if not h.points:
+        return f"{h.name} has no rated {h.game} matches yet"
+    ratings = [p.rating for p in h.points]
+    step = max(1, len(ratings) // width)
+    sampled = ratings[::step][-width:]
+    low, high = min(ratings), max(ratings)
+    span = (high - low) or 1.0
+    bars = "".join(_BARS[1 + int((r - low) / span * (len(_BARS) - 2))] for r in sampled)
+    return (
+        f"{h.name} in {h.game}: {len(ratings)} rated matches, Elo {ratings[0]:.0f} -> "
+        f"{ratings[-1]:.0f} (low {low:.0f}, high {high:.0f})\n{bars}"
+    )
+
+
+def opponents_table(h: arena_pb2.BotHistory) -> Table:
+    """Results against each opponent (ahead, level, behind)."""
+    table = Table(title=f"{h.name} against each opponent ({h.game})")
+    for col in ("opponent", "matches", "ahead", "level", "behind"):
+        table.add_column(col, justify="left" if col == "opponent" else "right")
+    for r in h.opponents:
+        table.add_row(r.bot_name, str(r.games), str(r.wins), str(r.draws), str(r.losses))
+    return table

@@ -1105,3 +1105,123 @@ class SeatAdvantage(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SeatAdvantage: _TypeAlias = SeatAdvantage  # noqa: Y015
+
+@_typing.final
+class BotHistoryRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    game: _builtins.str
+    """required when the bot plays several games"""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        game: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotHistoryRequest: _TypeAlias = BotHistoryRequest  # noqa: Y015
+
+@_typing.final
+class RatingPoint(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    RECORDED_AT_FIELD_NUMBER: _builtins.int
+    RATING_FIELD_NUMBER: _builtins.int
+    RANK_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    recorded_at: _builtins.str
+    """ISO 8601 UTC"""
+    rating: _builtins.float
+    """the live Elo after this match"""
+    rank: _builtins.int
+    """0-based; of the bot's best seat in this match"""
+    players: _builtins.int
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        recorded_at: _builtins.str = ...,
+        rating: _builtins.float = ...,
+        rank: _builtins.int = ...,
+        players: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "players", b"players", "rank", b"rank", "rating", b"rating", "recorded_at", b"recorded_at"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RatingPoint: _TypeAlias = RatingPoint  # noqa: Y015
+
+@_typing.final
+class OpponentRecord(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_NAME_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    WINS_FIELD_NUMBER: _builtins.int
+    DRAWS_FIELD_NUMBER: _builtins.int
+    LOSSES_FIELD_NUMBER: _builtins.int
+    bot_name: _builtins.str
+    games: _builtins.int
+    """matches shared"""
+    wins: _builtins.int
+    """finished ahead of it"""
+    draws: _builtins.int
+    losses: _builtins.int
+    def __init__(
+        self,
+        *,
+        bot_name: _builtins.str = ...,
+        games: _builtins.int = ...,
+        wins: _builtins.int = ...,
+        draws: _builtins.int = ...,
+        losses: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "draws", b"draws", "games", b"games", "losses", b"losses", "wins", b"wins"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpponentRecord: _TypeAlias = OpponentRecord  # noqa: Y015
+
+@_typing.final
+class BotHistory(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    OPPONENTS_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    game: _builtins.str
+    @_builtins.property
+    def points(self) -> _containers.RepeatedCompositeFieldContainer[Global___RatingPoint]: ...
+    @_builtins.property
+    def opponents(self) -> _containers.RepeatedCompositeFieldContainer[Global___OpponentRecord]: ...
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        game: _builtins.str = ...,
+        points: _abc.Iterable[Global___RatingPoint] | None = ...,
+        opponents: _abc.Iterable[Global___OpponentRecord] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "name", b"name", "opponents", b"opponents", "points", b"points"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotHistory: _TypeAlias = BotHistory  # noqa: Y015

@@ -105,6 +105,11 @@ class ArenaStub:
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=hamlet_dot_v1_dot_arena__pb2.Leaderboard.FromString,
                 _registered_method=True)
+        self.GetBotHistory = channel.unary_unary(
+                '/hamlet.v1.Arena/GetBotHistory',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.BotHistoryRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.BotHistory.FromString,
+                _registered_method=True)
         self.RestoreBot = channel.unary_unary(
                 '/hamlet.v1.Arena/RestoreBot',
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.RetireBotRequest.SerializeToString,
@@ -231,6 +236,14 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetBotHistory(self, request, context):
+        """A bot's rating over time (the live Elo after each of its rated matches) and its results
+        against each opponent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RestoreBot(self, request, context):
         """A retired bot back in play (its owner or an admin).
         """
@@ -345,6 +358,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.GetLeaderboard,
                     request_deserializer=hamlet_dot_v1_dot_arena__pb2.GetLeaderboardRequest.FromString,
                     response_serializer=hamlet_dot_v1_dot_arena__pb2.Leaderboard.SerializeToString,
+            ),
+            'GetBotHistory': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBotHistory,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.BotHistoryRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.BotHistory.SerializeToString,
             ),
             'RestoreBot': grpc.unary_unary_rpc_method_handler(
                     servicer.RestoreBot,
@@ -755,6 +773,33 @@ class Arena:
             '/hamlet.v1.Arena/GetLeaderboard',
             hamlet_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
             hamlet_dot_v1_dot_arena__pb2.Leaderboard.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBotHistory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/GetBotHistory',
+            hamlet_dot_v1_dot_arena__pb2.BotHistoryRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.BotHistory.FromString,
             options,
             channel_credentials,
             insecure,

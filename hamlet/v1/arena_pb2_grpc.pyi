@@ -64,6 +64,10 @@ class ArenaStub:
     GetReplay: _grpc.UnaryUnaryMultiCallable[_arena_pb2.MatchRef, _common_pb2.Replay]
     """Every decision replayed through the engine, with the public state after each."""
     GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetLeaderboardRequest, _arena_pb2.Leaderboard]
+    GetBotHistory: _grpc.UnaryUnaryMultiCallable[_arena_pb2.BotHistoryRequest, _arena_pb2.BotHistory]
+    """A bot's rating over time (the live Elo after each of its rated matches) and its results
+    against each opponent.
+    """
     RestoreBot: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RetireBotRequest, _arena_pb2.BotInfo]
     """A retired bot back in play (its owner or an admin)."""
     WhoAmI: _grpc.UnaryUnaryMultiCallable[_arena_pb2.WhoAmIRequest, _arena_pb2.WhoAmIResponse]
@@ -102,6 +106,10 @@ class ArenaAsyncStub(ArenaStub):
     GetReplay: _aio.UnaryUnaryMultiCallable[_arena_pb2.MatchRef, _common_pb2.Replay]  # type: ignore[assignment]
     """Every decision replayed through the engine, with the public state after each."""
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetLeaderboardRequest, _arena_pb2.Leaderboard]  # type: ignore[assignment]
+    GetBotHistory: _aio.UnaryUnaryMultiCallable[_arena_pb2.BotHistoryRequest, _arena_pb2.BotHistory]  # type: ignore[assignment]
+    """A bot's rating over time (the live Elo after each of its rated matches) and its results
+    against each opponent.
+    """
     RestoreBot: _aio.UnaryUnaryMultiCallable[_arena_pb2.RetireBotRequest, _arena_pb2.BotInfo]  # type: ignore[assignment]
     """A retired bot back in play (its owner or an admin)."""
     WhoAmI: _aio.UnaryUnaryMultiCallable[_arena_pb2.WhoAmIRequest, _arena_pb2.WhoAmIResponse]  # type: ignore[assignment]
@@ -221,6 +229,16 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
         request: _arena_pb2.GetLeaderboardRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.Leaderboard, _abc.Awaitable[_arena_pb2.Leaderboard]]: ...
+
+    @_abc_1.abstractmethod
+    def GetBotHistory(
+        self,
+        request: _arena_pb2.BotHistoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.BotHistory, _abc.Awaitable[_arena_pb2.BotHistory]]:
+        """A bot's rating over time (the live Elo after each of its rated matches) and its results
+        against each opponent.
+        """
 
     @_abc_1.abstractmethod
     def RestoreBot(

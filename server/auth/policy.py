@@ -43,6 +43,7 @@ METHODS: dict[str, Access] = {
             "GetMatch",
             "GetReplay",
             "GetLeaderboard",
+            "GetBotHistory",
         )
     },
     f"{ARENA}/WhoAmI": Access.OPEN,

@@ -17,6 +17,7 @@ from server.services import validation as v
 from server.services.accounts import AccountService
 from server.services.bots import BotService
 from server.services.errors import InvalidArgumentError
+from server.services.history import HistoryService
 from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
 from server.services.tournaments import (
@@ -45,6 +46,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         matches: MatchService,
         accounts: AccountService,
         leaderboards: LeaderboardService,
+        history: HistoryService,
     ) -> None:
         self.store = store
         self.bots = bots
@@ -52,6 +54,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self.matches = matches
         self.accounts = accounts
         self.leaderboards = leaderboards
+        self.history = history
 
     @unary
     def ListGames(
@@ -211,6 +214,12 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         return convert.leaderboard(
             request.game, self.store.leaderboard(request.game), published, request.version_lines
         )
+
+    @unary
+    def GetBotHistory(
+        self, request: arena_pb2.BotHistoryRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.BotHistory:
+        return convert.history(self.history.history(request.name, request.game))
 
     @unary
     def WhoAmI(

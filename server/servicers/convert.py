@@ -10,6 +10,7 @@ from hamlet import codec
 from hamlet.v1 import arena_pb2, common_pb2
 from server.elo import BotRating
 from server.ratings.intervals import ANCHOR_BOT, ANCHOR_RATING
+from server.services.history import History
 from server.services.leaderboards import Published
 from server.services.matches import Replay
 from server.services.tournaments import Standing
@@ -227,6 +228,30 @@ def leaderboard(
                 losses=r.losses,
             )
             for i, r in enumerate(lines)
+        ],
+    )
+
+
+def history(data: History) -> arena_pb2.BotHistory:
+    """A bot's rating over time and its record per opponent."""
+    return arena_pb2.BotHistory(
+        name=data.bot,
+        game=data.game,
+        points=[
+            arena_pb2.RatingPoint(
+                match_id=p.match_id,
+                recorded_at=iso(p.recorded_at),
+                rating=p.rating,
+                rank=p.rank,
+                players=p.players,
+            )
+            for p in data.points
+        ],
+        opponents=[
+            arena_pb2.OpponentRecord(
+                bot_name=r.opponent, games=r.games, wins=r.wins, draws=r.draws, losses=r.losses
+            )
+            for r in data.opponents
         ],
     )
 

@@ -417,6 +417,10 @@ class Store(Protocol):
         """Every rated finished match of a game under one rules version, in match-id order."""
         ...
 
+    def rated_log(self, game: str) -> list[tuple[str, datetime, tuple[str, ...], tuple[int, ...]]]:
+        """A game's rated results in recording order: (match id, when, bots, ranks)."""
+        ...
+
     def rated_result_count(self, game: str) -> int:
         """How many rated results a game has (changes when a result is recorded)."""
         ...

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from sqlalchemy import delete, func, select, text
 from sqlalchemy.orm import Session
@@ -84,6 +85,23 @@ class RatingsPart(SqlBase):
                 out.append(RatedResult(match_id, f"{tid}.r{rnd}.t{table}", tuple(seats)))
                 seats = []
         return out
+
+    def rated_log(self, game: str) -> list[tuple[str, datetime, tuple[str, ...], tuple[int, ...]]]:
+        with self._tx() as s:
+            rows = s.scalars(
+                select(m.ResultLog)
+                .where(m.ResultLog.game == game, m.ResultLog.rated.is_(True))
+                .order_by(m.ResultLog.seq)
+            ).all()
+            return [
+                (
+                    r.match_id,
+                    r.recorded_at,
+                    tuple(r.bots.split(",")),
+                    tuple(int(x) for x in r.ranks.split(",")),
+                )
+                for r in rows
+            ]
 
     def rated_result_count(self, game: str) -> int:
         with self._tx() as s:

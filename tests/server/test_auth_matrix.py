@@ -182,6 +182,7 @@ ARENA: dict[str, tuple[Make, tuple[grpc.StatusCode, ...]]] = {
     "GetMatch": (lambda w: arena_pb2.MatchRef(match_id=w.queued_match()), READ_ROW),
     "GetReplay": (lambda w: arena_pb2.MatchRef(match_id=_finished_match(w)), READ_ROW),
     "GetLeaderboard": (lambda w: arena_pb2.GetLeaderboardRequest(game="toy"), READ_ROW),
+    "GetBotHistory": (lambda w: arena_pb2.BotHistoryRequest(name="alpha", game="toy"), READ_ROW),
     "WhoAmI": (lambda w: arena_pb2.WhoAmIRequest(), READ_ROW),
     "SubmitBot": (
         lambda w: arena_pb2.SubmitBotRequest(

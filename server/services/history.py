@@ -1,0 +1,83 @@
+"""A bot's history: its live rating after each rated match, and its record per opponent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from server import elo
+from server.services import validation as v
+from server.services.errors import InvalidArgumentError, NotFoundError
+from server.storage import Store
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """The bot's live Elo after one of its matches."""
+
+    match_id: str
+    recorded_at: datetime
+    rating: float
+    rank: int
+    players: int
+
+
+@dataclass(slots=True)
+class Record:
+    """Matches shared with one opponent and who finished ahead."""
+
+    opponent: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """What ``hamlet bot history`` shows."""
+
+    bot: str
+    game: str
+    points: tuple[Point, ...]
+    opponents: tuple[Record, ...] = field(default=())
+
+
+class HistoryService:
+    """Rebuilds a bot's history from the append-only result log (one pass, in order)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def history(self, name: str, game: str) -> History:
+        """The bot's history in ``game`` (required if the bot plays several)."""
+        v.identifier("bot name", name)
+        bot = self.store.get_bot(name)
+        if bot is None:
+            raise NotFoundError(f"unknown bot {name!r}")
+        if not game:
+            if len(bot.games) != 1:
+                raise InvalidArgumentError(
+                    f"bot {name!r} plays {', '.join(bot.games)}: name the game"
+                )
+            game = bot.games[0]
+        v.game_spec(game)
+        table: dict[str, elo.BotRating] = {}
+        points: list[Point] = []
+        records: dict[str, Record] = {}
+        for match_id, when, bots, ranks in self.store.rated_log(game):
+            table.update(elo.apply_match(table, bots, ranks))
+            if name not in bots:
+                continue
+            mine = min(ranks[i] for i, b in enumerate(bots) if b == name)
+            points.append(Point(match_id, when, table[name].rating, mine, len(bots)))
+            for other, rank in zip(bots, ranks, strict=True):
+                if other == name:
+                    continue
+                rec = records.setdefault(other, Record(other))
+                rec.games += 1
+                rec.wins += mine < rank
+                rec.draws += mine == rank
+                rec.losses += mine > rank
+        opponents = tuple(sorted(records.values(), key=lambda r: (-r.games, r.opponent)))
+        return History(name, game, tuple(points), opponents)
