@@ -137,6 +137,7 @@ class HamletServer:
                 requeued = self.services.matches.reap()
                 if requeued:
                     self.metrics.matches_requeued.labels("lease").inc(len(requeued))
+                self.services.tournaments.advance_all()
             except Exception:  # the reaper must outlive a transient database error
                 log.exception(
                     "lease reaper failed; retrying in %ss", self.settings.reaper_interval_seconds
@@ -169,6 +170,7 @@ def build_server(
         ),
         accounts=AccountService(store),
     )
+    services.matches.on_final = services.tournaments.advance
     new_admin_token = services.accounts.bootstrap(settings.data_dir)
     server = grpc.server(
         futures.ThreadPoolExecutor(

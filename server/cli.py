@@ -137,16 +137,17 @@ def _parser() -> argparse.ArgumentParser:
     p = add(
         "create",
         c.tournament_create,
-        "create a round robin or a gauntlet (every seat rotation, duplicate seeds)",
+        "create a round robin, gauntlet or Swiss (every seat rotation, duplicate seeds)",
         tour,
     )
     p.add_argument("game")
     p.add_argument("bots", nargs="+", metavar="BOT")
     p.add_argument(
         "--format",
-        choices=("round-robin", "gauntlet"),
+        choices=("round-robin", "gauntlet", "swiss"),
         default="round-robin",
-        help="gauntlet: the first BOT against the others (default round-robin)",
+        help="gauntlet: the first BOT against the others; swiss: --rounds rounds, each paired "
+        "by score when the last ends (default round-robin)",
     )
     p.add_argument(
         "--players",

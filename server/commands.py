@@ -23,6 +23,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _FORMATS = {
     "round-robin": common_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
     "gauntlet": common_pb2.TOURNAMENT_FORMAT_GAUNTLET,
+    "swiss": common_pb2.TOURNAMENT_FORMAT_SWISS,
 }
 
 
@@ -264,7 +265,7 @@ def match_replay(args: argparse.Namespace) -> int:
 
 def match_verify(args: argparse.Namespace) -> int:
     """``hamlet match verify ID``: the seeds were fixed in advance, and the replay holds."""
-    from server.services.commitments import commitment
+    from server.services.commitments import commitment, table_seed
 
     stub = arena(args)
     match = stub.GetMatch(arena_pb2.MatchRef(match_id=args.match_id), timeout=args.timeout).match
@@ -277,8 +278,13 @@ def match_verify(args: argparse.Namespace) -> int:
         )
         return EXIT_FAILED
     matches = stub.ListMatches(ref, timeout=max(args.timeout, 60)).matches
-    again = commitment(t.tournament_id, t.seed_nonce, ((m.match_id, m.seed) for m in matches))
-    committed = again == t.seed_commitment
+    again = commitment(t.tournament_id, t.seed_nonce, t.seed)
+    per_round = 1 + max((_table_of(m.match_id) for m in matches), default=0)
+    derived = all(
+        m.seed == table_seed(t.seed, _round_of(m.match_id), per_round, _table_of(m.match_id))
+        for m in matches
+    )
+    committed = again == t.seed_commitment and derived
     replay = stub.GetReplay(arena_pb2.MatchRef(match_id=args.match_id), timeout=60)
     if args.json:
         print_json(
@@ -293,7 +299,8 @@ def match_verify(args: argparse.Namespace) -> int:
         holds = "matches" if committed else "does NOT match"
         out.print(
             f"seed commitment {t.seed_commitment} (published when {t.tournament_id} was "
-            f"created) {holds} the revealed seeds of its {len(matches)} matches"
+            f"created) {holds} the revealed seed {t.seed} and the seeds of its "
+            f"{len(matches)} matches"
         )
         verdict = "reproduces" if replay.matches_record else "does NOT reproduce"
         out.print(
@@ -301,6 +308,14 @@ def match_verify(args: argparse.Namespace) -> int:
             f"{verdict} the recorded result (scores {list(replay.replayed_scores)})"
         )
     return EXIT_OK if committed and replay.matches_record else EXIT_FAILED
+
+
+def _round_of(match_id: str) -> int:
+    return int(match_id.split(".")[-3][1:])  # <tournament>.r<round>.t<table>.s<rotation>
+
+
+def _table_of(match_id: str) -> int:
+    return int(match_id.split(".")[-2][1:])
 
 
 def leaderboard(args: argparse.Namespace) -> int:

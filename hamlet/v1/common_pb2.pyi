@@ -98,6 +98,10 @@ class _TournamentFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Tour
     """The first named bot against the field: every combination of `players_per_table - 1` of
     the others with it, in every seat rotation, duplicate seeds, `rounds` times.
     """
+    TOURNAMENT_FORMAT_SWISS: _TournamentFormat.ValueType  # 3
+    """`rounds` rounds; each is paired when the last ends: bots of similar score at a table,
+    no table twice where avoidable, byes to those who had fewest; each table a duplicate block.
+    """
 
 class TournamentFormat(_TournamentFormat, metaclass=_TournamentFormatEnumTypeWrapper): ...
 
@@ -109,6 +113,10 @@ rotation of a table replaying the same seed (duplicate seeds), `rounds` times.
 TOURNAMENT_FORMAT_GAUNTLET: TournamentFormat.ValueType  # 2
 """The first named bot against the field: every combination of `players_per_table - 1` of
 the others with it, in every seat rotation, duplicate seeds, `rounds` times.
+"""
+TOURNAMENT_FORMAT_SWISS: TournamentFormat.ValueType  # 3
+"""`rounds` rounds; each is paired when the last ends: bots of similar score at a table,
+no table twice where avoidable, byes to those who had fewest; each table a duplicate block.
 """
 Global___TournamentFormat: _TypeAlias = TournamentFormat  # noqa: Y015
 

@@ -23,6 +23,7 @@ from server.services.matches import MatchService
 from server.services.tournaments import (
     GAUNTLET,
     ROUND_ROBIN,
+    SWISS,
     TournamentRequest,
     TournamentService,
 )
@@ -32,6 +33,7 @@ _FORMATS = {
     common_pb2.TOURNAMENT_FORMAT_UNSPECIFIED: ROUND_ROBIN,
     common_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN: ROUND_ROBIN,
     common_pb2.TOURNAMENT_FORMAT_GAUNTLET: GAUNTLET,
+    common_pb2.TOURNAMENT_FORMAT_SWISS: SWISS,
 }
 
 

@@ -37,6 +37,7 @@ _MATCH_STATUS = {
 _FORMAT = {
     "round_robin": common_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
     "gauntlet": common_pb2.TOURNAMENT_FORMAT_GAUNTLET,
+    "swiss": common_pb2.TOURNAMENT_FORMAT_SWISS,
 }
 
 

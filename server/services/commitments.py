@@ -1,24 +1,24 @@
 """Seed commitments: chance fixed in advance, and shown to have been.
 
-When a tournament is created the server publishes ``SHA-256`` of a text that lists every
-match's seed, salted with a random nonce (so that a small seed cannot be found by trying them
-all). Seeds stay hidden while they matter: a match's seed, decision log and replay are
-published when every rotation sharing that seed (its duplicate block) is final; the tournament
-seed and the nonce when the tournament is. Anyone can then recompute the commitment::
-
-    hamlet-seeds-v1 <tournament id> <nonce>
-    <match id> <seed>          (one line per match, sorted by match id)
-
-joined by newlines (no newline at the end), as UTF-8: ``printf '%s' "$text" | sha256sum``.
+All of a tournament's chance comes from one seed: the seed of the table played ``t``-th in round
+``r`` is :func:`table_seed` (every rotation of that table replays it), whatever the format and
+even for formats that pair each round as the previous one ends. When a tournament is created the
+server publishes ``SHA-256`` of the text ``hamlet-seeds-v1 <tournament id> <nonce> <seed>``, the
+nonce a random salt so that a small seed cannot be found by trying them all. Seeds stay hidden
+while they matter: a match's seed, decision log and replay are published when every rotation
+sharing that seed is final; the tournament seed and the nonce when the tournament is over. Then
+anyone can recompute the commitment (``printf '%s' "$text" | sha256sum``) and every match's seed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Iterable
+
+from games import derive_seed
 
 VERSION = "hamlet-seeds-v1"
+MAX_SEED = 2**63 - 1
 
 
 def nonce() -> str:
@@ -26,13 +26,16 @@ def nonce() -> str:
     return secrets.token_hex(16)
 
 
-def committed_text(tournament_id: str, salt: str, seeds: Iterable[tuple[str, int]]) -> str:
+def committed_text(tournament_id: str, salt: str, seed: int) -> str:
     """The text whose SHA-256 is the commitment."""
-    lines = [f"{VERSION} {tournament_id} {salt}"]
-    lines += [f"{match_id} {seed}" for match_id, seed in sorted(seeds)]
-    return "\n".join(lines)
+    return f"{VERSION} {tournament_id} {salt} {seed}"
 
 
-def commitment(tournament_id: str, salt: str, seeds: Iterable[tuple[str, int]]) -> str:
-    """The hex SHA-256 commitment of a tournament's match seeds."""
-    return hashlib.sha256(committed_text(tournament_id, salt, seeds).encode()).hexdigest()
+def commitment(tournament_id: str, salt: str, seed: int) -> str:
+    """The hex SHA-256 commitment of a tournament's seed."""
+    return hashlib.sha256(committed_text(tournament_id, salt, seed).encode()).hexdigest()
+
+
+def table_seed(seed: int, round_no: int, tables_per_round: int, table: int) -> int:
+    """The seed of the ``table``-th table of round ``round_no``."""
+    return derive_seed(seed, "table", round_no * tables_per_round + table) & MAX_SEED

@@ -94,6 +94,9 @@ class MatchService:
         self.queue_timeout = timedelta(seconds=queue_timeout_seconds)
         self.max_attempts = max_attempts
         self.now = now or utcnow
+        #: Called with a tournament id when one of its matches became final (a Swiss
+        #: tournament pairs its next round then).
+        self.on_final: Callable[[str], object] | None = None
 
     def get(self, match_id: str) -> MatchRecord:
         """A match, or NotFoundError."""
@@ -157,6 +160,8 @@ class MatchService:
                 f"the claim of match {match_id} expired or was taken by another worker; "
                 "this report was not recorded"
             )
+        if self.on_final is not None:
+            self.on_final(match.tournament_id)
         return Report(recorded=True, duplicate=False, match=self.get(match_id))
 
     def void(self, match_id: str, reason: str, attempt_token: str) -> MatchStatus | None:
@@ -175,6 +180,8 @@ class MatchService:
         self._log_void(match, reason, status)
         if status is MatchStatus.QUEUED:
             self.enqueuer.enqueue(self.store.mark_queued([match_id], self.now()))
+        elif status is MatchStatus.FAILED and self.on_final is not None:
+            self.on_final(match.tournament_id)
         return status
 
     def _same_attempt(self, match_id: str, digest: str) -> bool:

@@ -4,6 +4,7 @@ cancel, status, standings and watching."""
 from __future__ import annotations
 
 import math
+import random
 import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -13,7 +14,7 @@ from itertools import combinations
 
 from games import derive_seed
 from hamlet.queues import queue_for
-from server.services import commitments
+from server.services import commitments, swiss
 from server.services import validation as v
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from server.services.hygiene import round_robin_matches
@@ -32,7 +33,9 @@ from server.storage.base import utcnow
 ROUND_ROBIN = "round_robin"
 #: One bot (the first named) against a field: every table is the bot and per_table - 1 others.
 GAUNTLET = "gauntlet"
-FORMATS = (ROUND_ROBIN, GAUNTLET)
+#: Bots of similar score meet, round after round: each round is paired when the last ends.
+SWISS = "swiss"
+FORMATS = (ROUND_ROBIN, GAUNTLET, SWISS)
 MAX_BOTS = 64
 MAX_ROUNDS = 1000
 MAX_MATCHES = 20_000
@@ -91,21 +94,42 @@ def plan_round_robin(
         tables = format_tables(ROUND_ROBIN, len(entries), per_table)
     out = []
     for rnd in range(rounds):
-        for t, combo in enumerate(tables):
-            table_seed = derive_seed(seed, "table", rnd * len(tables) + t) & v.MAX_SEED
-            for rot in range(per_table):
-                order = combo[rot:] + combo[:rot]
-                out.append(
-                    NewMatch(
-                        match_id=f"{tournament_id}.r{rnd}.t{t}.s{rot}",
-                        round=rnd,
-                        table=t,
-                        rotation=rot,
-                        seed=table_seed,
-                        seat_version_ids=tuple(entries[i] for i in order),
-                    )
-                )
+        out += plan_round(tournament_id, entries, rnd, seed, tables, len(tables))
     return out
+
+
+def plan_round(
+    tournament_id: str,
+    entries: Sequence[int],
+    rnd: int,
+    seed: int,
+    tables: Sequence[tuple[int, ...]],
+    tables_per_round: int,
+) -> list[NewMatch]:
+    """One round: each table in every cyclic seat rotation, one seed per table."""
+    out = []
+    for t, combo in enumerate(tables):
+        table_seed = commitments.table_seed(seed, rnd, tables_per_round, t)
+        for rot in range(len(combo)):
+            order = combo[rot:] + combo[:rot]
+            out.append(
+                NewMatch(
+                    match_id=f"{tournament_id}.r{rnd}.t{t}.s{rot}",
+                    round=rnd,
+                    table=t,
+                    rotation=rot,
+                    seed=table_seed,
+                    seat_version_ids=tuple(entries[i] for i in order),
+                )
+            )
+    return out
+
+
+def swiss_order(seed: int, round_no: int, points: Sequence[float]) -> list[int]:
+    """Entries best first by points, ties broken by the tournament's seed (fixed in advance)."""
+    rng = random.Random(derive_seed(seed, "swiss", round_no))
+    tiebreak = [rng.random() for _ in points]
+    return sorted(range(len(points)), key=lambda i: (-points[i], tiebreak[i]))
 
 
 def planned_matches(fmt: str, entries: int, per_table: int, rounds: int) -> int:
@@ -113,7 +137,13 @@ def planned_matches(fmt: str, entries: int, per_table: int, rounds: int) -> int:
     without planning: tables per round x seat rotations x rounds."""
     if fmt == GAUNTLET:
         return math.comb(entries - 1, per_table - 1) * per_table * rounds
+    if fmt == SWISS:
+        return entries // per_table * per_table * rounds
     return round_robin_matches(entries, per_table, rounds)
+
+
+def _seats(nm: NewMatch, t: TournamentRecord) -> list[int]:
+    return [t.entry_version_ids.index(v) for v in nm.seat_version_ids]
 
 
 def _shares_owner(table: tuple[int, ...], owners: Sequence[str]) -> bool:
@@ -165,7 +195,10 @@ class TournamentService:
             raise InvalidArgumentError(
                 f"{per_table} players per table need at least {per_table} bots, got {len(req.bots)}"
             )
-        rounds = v.bounded("rounds", req.rounds or 1, 1, MAX_ROUNDS)
+        default_rounds = 1
+        if req.format == SWISS:  # enough rounds to separate the field
+            default_rounds = max(1, math.ceil(math.log2(len(req.bots))))
+        rounds = v.bounded("rounds", req.rounds or default_rounds, 1, MAX_ROUNDS)
         decision_ms = v.bounded(
             "decision_time_ms",
             req.decision_time_ms or self.default_decision_time_ms,
@@ -194,6 +227,9 @@ class TournamentService:
             owners.append(bot.owner)
             runtimes[bot.version_id] = bot.runtime
         tables = format_tables(req.format, len(entries), per_table)
+        if req.format == SWISS:  # round 0 now, each next round when the last one ends
+            first = swiss_order(seed, 0, [0.0] * len(entries))
+            tables = swiss.pair(first, per_table, set(), owners if req.rated else None)
         if req.rated:
             # Ranked tables never seat two bots of one user (the system's built-ins aside).
             tables = [t for t in tables if not _shares_owner(t, owners)]
@@ -203,9 +239,13 @@ class TournamentService:
                     "needs bots of different owners (or make it --unrated)"
                 )
         tournament_id = "t" + secrets.token_hex(5)
+        planned = (
+            plan_round(tournament_id, entries, 0, seed, tables, len(tables))
+            if req.format == SWISS
+            else plan_round_robin(tournament_id, entries, per_table, rounds, seed, tables)
+        )
         matches = [
-            replace(nm, queue=queue_for(runtimes[v] for v in nm.seat_version_ids))
-            for nm in plan_round_robin(tournament_id, entries, per_table, rounds, seed, tables)
+            replace(nm, queue=queue_for(runtimes[v] for v in nm.seat_version_ids)) for nm in planned
         ]
         salt = commitments.nonce()
         return self.store.create_tournament(
@@ -224,11 +264,53 @@ class TournamentService:
                 matches=tuple(matches),
                 owner_id=req.owner_id,
                 seed_nonce=salt,
-                seed_commitment=commitments.commitment(
-                    tournament_id, salt, ((x.match_id, x.seed) for x in matches)
-                ),
+                seed_commitment=commitments.commitment(tournament_id, salt, seed),
             )
         )
+
+    def advance(self, tournament_id: str) -> list[str]:
+        """Pair and queue a Swiss tournament's next round once every match of the last one is
+        final (idempotent: called after each result, and by the reaper); the ids queued."""
+        t = self.store.get_tournament(tournament_id)
+        if t is None or t.format != SWISS or t.status is not TournamentStatus.RUNNING:
+            return []
+        matches = self.store.list_matches(tournament_id)
+        if not matches or any(not m.status.final for m in matches):
+            return []
+        next_round = 1 + max(m.round for m in matches)
+        if next_round >= t.rounds:
+            return []
+        names = [b.rpartition("@")[0] for b in t.bots]
+        points = {s.bot: s.points for s in self.standings(tournament_id)}
+        index = {name: i for i, name in enumerate(names)}
+        played = {frozenset(index[s.bot_name] for s in m.seats) for m in matches}
+        rounds_in: dict[str, set[int]] = {}
+        for m in matches:
+            for seat in m.seats:
+                rounds_in.setdefault(seat.bot_name, set()).add(m.round)
+        byes = {i: next_round - len(rounds_in.get(n, ())) for n, i in index.items()}
+        order = swiss_order(t.seed, next_round, [points.get(n, 0.0) for n in names])
+        owners = list(t.entry_owners) if t.rated else None
+        tables = swiss.pair(order, t.players_per_table, played, owners, byes)
+        per_round = len(names) // t.players_per_table
+        new = [
+            replace(nm, queue=queue_for(t.entry_runtimes[i] for i in _seats(nm, t)))
+            for nm in plan_round(
+                tournament_id, t.entry_version_ids, next_round, t.seed, tables, per_round
+            )
+        ]
+        if not self.store.add_matches(tournament_id, new):
+            return []  # another call planned this round first
+        queued = self.store.mark_queued([m.match_id for m in new], self.now())
+        self.enqueuer.enqueue(queued)
+        return queued
+
+    def advance_all(self) -> None:
+        """:meth:`advance` every running Swiss tournament (the reaper's safety net, should a
+        server stop between a round's last result and the next round's pairing)."""
+        for t in self.store.list_tournaments(1000):
+            if t.format == SWISS and t.status is TournamentStatus.RUNNING:
+                self.advance(t.tournament_id)
 
     def get(self, tournament_id: str) -> TournamentRecord:
         """A tournament, or NotFoundError."""

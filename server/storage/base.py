@@ -153,6 +153,10 @@ class TournamentRecord:
     owner: str = ""
     seed_nonce: str = ""
     seed_commitment: str = ""
+    #: By entry (the order of ``bots``): version ids, owners ("" = system), runtimes.
+    entry_version_ids: tuple[int, ...] = ()
+    entry_owners: tuple[str, ...] = ()
+    entry_runtimes: tuple[str, ...] = ()
 
     @property
     def matches_total(self) -> int:
@@ -323,6 +327,11 @@ class Store(Protocol):
 
     def create_tournament(self, spec: NewTournament) -> TournamentRecord:
         """Create a tournament and all its matches (PENDING)."""
+        ...
+
+    def add_matches(self, tournament_id: str, matches: Sequence[NewMatch]) -> bool:
+        """Add matches (PENDING) to a tournament, unless one of them exists already (another
+        call added this round first): True if added."""
         ...
 
     def get_tournament(self, tournament_id: str) -> TournamentRecord | None:

@@ -279,15 +279,24 @@ class MatchesPart(SqlBase):
             .select_from(m.Match)
             .where(m.Match.tournament_id == tournament_id, m.Match.status.not_in(FINAL))
         )
-        if open_count == 0:
-            s.execute(
-                update(m.Tournament)
-                .where(
-                    m.Tournament.id == tournament_id,
-                    m.Tournament.status == TournamentStatus.RUNNING.value,
-                )
-                .values(status=TournamentStatus.FINISHED.value, finished_at=now or utcnow())
+        if open_count:
+            return
+        # A format that pairs each round when the last ends (Swiss) is over only after its
+        # last round; the others plan every round up front.
+        last = s.scalar(
+            select(func.max(m.Match.round)).where(m.Match.tournament_id == tournament_id)
+        )
+        rounds = s.scalar(select(m.Tournament.rounds).where(m.Tournament.id == tournament_id))
+        if last is not None and rounds is not None and last + 1 < rounds:
+            return
+        s.execute(
+            update(m.Tournament)
+            .where(
+                m.Tournament.id == tournament_id,
+                m.Tournament.status == TournamentStatus.RUNNING.value,
             )
+            .values(status=TournamentStatus.FINISHED.value, finished_at=now or utcnow())
+        )
 
     def _bot_name(self, s: Session, version_id: int) -> str:
         name = s.scalar(

@@ -6,11 +6,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from server.storage import models as m
 from server.storage.base import (
     MatchStatus,
+    NewMatch,
     NewTournament,
     TournamentRecord,
     TournamentStatus,
@@ -49,32 +51,54 @@ class TournamentsPart(SqlBase):
                         tournament_id=spec.tournament_id, position=pos, bot_version_id=vid
                     )
                 )
-            for nm in spec.matches:
-                s.add(
-                    m.Match(
-                        id=nm.match_id,
-                        tournament_id=spec.tournament_id,
-                        game=spec.game,
-                        rules_version=spec.rules_version,
-                        seed=nm.seed,
-                        status=MatchStatus.PENDING.value,
-                        round=nm.round,
-                        table_index=nm.table,
-                        rotation=nm.rotation,
-                        attempts=0,
-                        duration_seconds=0.0,
-                        void_reason="",
-                        queue=nm.queue,
-                    )
-                )
-            s.flush()
-            for nm in spec.matches:
-                for seat, vid in enumerate(nm.seat_version_ids):
-                    s.add(m.MatchSeat(match_id=nm.match_id, seat=seat, bot_version_id=vid))
-            s.flush()
+            self._insert_matches(s, spec.tournament_id, spec.game, spec.rules_version, spec.matches)
             found = self._tournament_record(s, spec.tournament_id)
             assert found is not None
             return found
+
+    def add_matches(self, tournament_id: str, matches: Sequence[NewMatch]) -> bool:
+        try:
+            with self._tx() as s:
+                t = s.get(m.Tournament, tournament_id)
+                if t is None:
+                    return False
+                first = s.scalar(select(m.Match.game).where(m.Match.tournament_id == t.id).limit(1))
+                rules = s.scalar(
+                    select(m.Match.rules_version).where(m.Match.tournament_id == t.id).limit(1)
+                )
+                if s.get(m.Match, matches[0].match_id) is not None:
+                    return False
+                self._insert_matches(s, tournament_id, first or t.game, rules or "", matches)
+                return True
+        except IntegrityError:  # a concurrent call inserted the same round
+            return False
+
+    def _insert_matches(
+        self, s: Session, tournament_id: str, game: str, rules: str, matches: Sequence[NewMatch]
+    ) -> None:
+        for nm in matches:
+            s.add(
+                m.Match(
+                    id=nm.match_id,
+                    tournament_id=tournament_id,
+                    game=game,
+                    rules_version=rules,
+                    seed=nm.seed,
+                    status=MatchStatus.PENDING.value,
+                    round=nm.round,
+                    table_index=nm.table,
+                    rotation=nm.rotation,
+                    attempts=0,
+                    duration_seconds=0.0,
+                    void_reason="",
+                    queue=nm.queue,
+                )
+            )
+        s.flush()
+        for nm in matches:
+            for seat, vid in enumerate(nm.seat_version_ids):
+                s.add(m.MatchSeat(match_id=nm.match_id, seat=seat, bot_version_id=vid))
+        s.flush()
 
     def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
         with self._tx() as s:
@@ -109,10 +133,13 @@ class TournamentsPart(SqlBase):
         if t is None:
             return None
         entries = s.execute(
-            select(m.Bot.name, m.BotVersion.version)
+            select(
+                m.Bot.name, m.BotVersion.version, m.BotVersion.id, m.BotVersion.runtime, m.User.name
+            )
             .select_from(m.TournamentEntry)
             .join(m.BotVersion, m.BotVersion.id == m.TournamentEntry.bot_version_id)
             .join(m.Bot, m.Bot.id == m.BotVersion.bot_id)
+            .outerjoin(m.User, m.User.id == m.Bot.owner_id)
             .where(m.TournamentEntry.tournament_id == tournament_id)
             .order_by(m.TournamentEntry.position)
         ).all()
@@ -126,7 +153,7 @@ class TournamentsPart(SqlBase):
             game=t.game,
             format=t.format,
             status=TournamentStatus(t.status),
-            bots=tuple(f"{name}@{version}" for name, version in entries),
+            bots=tuple(f"{e[0]}@{e[1]}" for e in entries),
             players_per_table=t.players_per_table,
             rounds=t.rounds,
             seed=t.seed,
@@ -141,4 +168,7 @@ class TournamentsPart(SqlBase):
             else "",
             seed_nonce=t.seed_nonce or "",
             seed_commitment=t.seed_commitment or "",
+            entry_version_ids=tuple(int(e[2]) for e in entries),
+            entry_owners=tuple(e[4] or "" for e in entries),
+            entry_runtimes=tuple(e[3] for e in entries),
         )

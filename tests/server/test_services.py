@@ -88,7 +88,7 @@ def test_create_validation(services: tuple) -> None:  # type: ignore[type-arg]
     with pytest.raises(InvalidArgumentError):
         tournaments.create(TournamentRequest(game="toy", bots=()))
     with pytest.raises(InvalidArgumentError):
-        tournaments.create(TournamentRequest(game="toy", bots=("alpha", "beta"), format="swiss"))
+        tournaments.create(TournamentRequest(game="toy", bots=("alpha", "beta"), format="knockout"))
     with pytest.raises(InvalidArgumentError):
         tournaments.create(TournamentRequest(game="toy", bots=("alpha", "beta"), rounds=100_000))
     t = tournaments.create(TournamentRequest(game="toy", bots=("alpha", "beta")))
