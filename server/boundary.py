@@ -22,6 +22,7 @@ import grpc
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.auth import policy
+from server.interceptors import rewrap
 
 if TYPE_CHECKING:
     _Interceptor = grpc.ServerInterceptor[Any, Any]
@@ -86,20 +87,12 @@ class BoundaryInterceptor(_Interceptor):
         if handler is None:
             return None
         label = label_of(handler_call_details.method)
-        parse = tolerant(handler.request_deserializer)
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                self._unary(label, handler.unary_unary),
-                request_deserializer=parse,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                self._stream(label, handler.unary_stream),
-                request_deserializer=parse,
-                response_serializer=handler.response_serializer,
-            )
-        return handler
+        return rewrap(
+            handler,
+            lambda b: self._unary(label, b),
+            lambda b: self._stream(label, b),
+            tolerant(handler.request_deserializer),
+        )
 
     def _unary(
         self, label: str, behavior: Callable[[Any, grpc.ServicerContext], Any]

@@ -1,4 +1,5 @@
-"""A server interceptor counting gRPC calls by method and status code, and their latency."""
+"""Server interceptors' shared plumbing, and the one counting gRPC calls by method and status
+code, and their latency."""
 
 from __future__ import annotations
 
@@ -16,6 +17,35 @@ if TYPE_CHECKING:
 else:
     _Interceptor = grpc.ServerInterceptor
     _Handler = grpc.RpcMethodHandler
+
+
+Unary = Callable[[Any, grpc.ServicerContext], Any]
+Stream = Callable[[Any, grpc.ServicerContext], Iterator[Any]]
+
+
+def rewrap(
+    handler: _Handler,
+    unary: Callable[[Unary], Unary],
+    stream: Callable[[Stream], Stream],
+    request_deserializer: Callable[[bytes], Any] | None = None,
+) -> _Handler:
+    """``handler`` with its behaviour wrapped by ``unary`` or ``stream`` (and, if given, its
+    request deserializer replaced). Hamlet's services have no client-streaming methods; a
+    handler of another kind comes back unchanged for the caller to judge."""
+    parse = request_deserializer or handler.request_deserializer
+    if handler.unary_unary is not None:
+        return grpc.unary_unary_rpc_method_handler(
+            unary(handler.unary_unary),
+            request_deserializer=parse,
+            response_serializer=handler.response_serializer,
+        )
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(
+            stream(handler.unary_stream),
+            request_deserializer=parse,
+            response_serializer=handler.response_serializer,
+        )
+    return handler
 
 
 class MetricsInterceptor(_Interceptor):
@@ -38,19 +68,7 @@ class MetricsInterceptor(_Interceptor):
         method = handler_call_details.method.rsplit("/", 1)[-1]
         service = handler_call_details.method.strip("/").split("/", 1)[0].rsplit(".", 1)[-1]
         label = f"{service}/{method}"
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                self._unary(label, handler.unary_unary),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                self._stream(label, handler.unary_stream),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        return handler
+        return rewrap(handler, lambda b: self._unary(label, b), lambda b: self._stream(label, b))
 
     def _done(self, label: str, start: float, context: grpc.ServicerContext, failed: bool) -> None:
         code = context.code()  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ import grpc
 
 from server.auth import policy
 from server.auth.identity import ANONYMOUS, Principal
+from server.interceptors import rewrap
 from server.services.errors import PermissionDeniedError, UnauthenticatedError
 
 if TYPE_CHECKING:
@@ -68,20 +69,13 @@ class AuthInterceptor(_Interceptor):
         method = handler_call_details.method
         if handler is None or not method.strip("/").startswith(policy.GOVERNED):
             return handler
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                self._unary(method, handler.unary_unary),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                self._stream(method, handler.unary_stream),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        # No client-streaming methods exist; refuse rather than pass one through unchecked.
-        return grpc.unary_unary_rpc_method_handler(self._refuse)
+        wrapped = rewrap(
+            handler, lambda b: self._unary(method, b), lambda b: self._stream(method, b)
+        )
+        if wrapped is handler:
+            # No client-streaming methods exist; refuse rather than pass one through unchecked.
+            return grpc.unary_unary_rpc_method_handler(self._refuse)
+        return wrapped
 
     def _principal(self, method: str, context: grpc.ServicerContext) -> Principal:
         try:
