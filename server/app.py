@@ -30,6 +30,7 @@ from server.servicers.matchhost import MatchHostServicer
 from server.services.accounts import AccountService
 from server.services.bots import BotService
 from server.services.history import HistoryService
+from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
 from server.services.scheduling import CeleryEnqueuer, Enqueuer
@@ -104,6 +105,7 @@ class HamletServer:
         self._started = False
         #: The admin token made on this (first) start, to be shown once; None otherwise.
         self.new_admin_token: str | None = None
+        self.ladder: LadderService | None = None
 
     def start(self) -> None:
         """Start serving (idempotent)."""
@@ -138,6 +140,8 @@ class HamletServer:
                 if requeued:
                     self.metrics.matches_requeued.labels("lease").inc(len(requeued))
                 self.services.tournaments.advance_all()
+                if self.ladder is not None:
+                    self.ladder.tick_all()
             except Exception:  # the reaper must outlive a transient database error
                 log.exception(
                     "lease reaper failed; retrying in %ss", self.settings.reaper_interval_seconds
@@ -170,7 +174,13 @@ def build_server(
         ),
         accounts=AccountService(store),
     )
-    services.matches.on_final = services.tournaments.advance
+    ladder = LadderService(store, queue, settings.default_decision_time_ms)
+
+    def on_final(tournament_id: str) -> None:
+        services.tournaments.advance(tournament_id)
+        ladder.after_result(tournament_id)
+
+    services.matches.on_final = on_final
     new_admin_token = services.accounts.bootstrap(settings.data_dir)
     server = grpc.server(
         futures.ThreadPoolExecutor(
@@ -199,6 +209,7 @@ def build_server(
             services.accounts,
             LeaderboardService(store),
             HistoryService(store),
+            ladder,
         ),
         server,
     )
@@ -225,5 +236,6 @@ def build_server(
         raise OSError(f"cannot listen on {settings.grpc_host}:{settings.grpc_port}")
     hamlet = HamletServer(server, store, services, metrics, health_servicer, settings)
     hamlet.new_admin_token = new_admin_token
+    hamlet.ladder = ladder
     hamlet.start()
     return hamlet, port

@@ -97,6 +97,16 @@ def _parser() -> argparse.ArgumentParser:
     p = add("restore", c.bot_restore, "put a retired bot back in play (its owner or an admin)", bot)
     p.add_argument("name")
 
+    lad = sub.add_parser("ladder", help="the continuous ladder of a game").add_subparsers(
+        dest="ladder_command", required=True, metavar="ACTION"
+    )
+    for action, text in (("join", "put a bot on the ladder"), ("leave", "take it off")):
+        p = add(action, c.ladder, text, lad)
+        p.add_argument("bot")
+        p.add_argument("--game", default="", help="needed if the bot plays several games")
+    p = add("status", c.ladder, "who is on a game's ladder and how busy it is", lad)
+    p.add_argument("game")
+
     user = sub.add_parser("user", help="create users (admin)").add_subparsers(
         dest="user_command", required=True, metavar="ACTION"
     )

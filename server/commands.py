@@ -98,6 +98,26 @@ def bot_retire(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def ladder(args: argparse.Namespace) -> int:
+    """``hamlet ladder join|leave BOT [--game G]`` and ``hamlet ladder status GAME``."""
+    stub = arena(args)
+    if args.ladder_command == "status":
+        status = stub.GetLadder(arena_pb2.GetLadderRequest(game=args.game), timeout=args.timeout)
+    else:
+        req = arena_pb2.LadderRequest(bot_name=args.bot, game=args.game)
+        call = stub.JoinLadder if args.ladder_command == "join" else stub.LeaveLadder
+        status = call(req, timeout=args.timeout)
+    if args.json:
+        print_json(to_dict(status))
+        return EXIT_OK
+    bots = ", ".join(status.bots) or "nobody yet"
+    out.print(
+        f"{status.game} ladder ({status.tournament_id}): {bots}; {status.blocks} blocks "
+        f"scheduled, {status.open_blocks} being played"
+    )
+    return EXIT_OK
+
+
 def bot_history(args: argparse.Namespace) -> int:
     """``hamlet bot history NAME [--game G]``: rating over time, results by opponent."""
     req = arena_pb2.BotHistoryRequest(name=args.name, game=args.game)

@@ -1225,3 +1225,81 @@ class BotHistory(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___BotHistory: _TypeAlias = BotHistory  # noqa: Y015
+
+@_typing.final
+class LadderRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_NAME_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    bot_name: _builtins.str
+    game: _builtins.str
+    """required when the bot plays several games"""
+    def __init__(
+        self,
+        *,
+        bot_name: _builtins.str = ...,
+        game: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LadderRequest: _TypeAlias = LadderRequest  # noqa: Y015
+
+@_typing.final
+class GetLadderRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLadderRequest: _TypeAlias = GetLadderRequest  # noqa: Y015
+
+@_typing.final
+class LadderStatus(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
+    OPEN_BLOCKS_FIELD_NUMBER: _builtins.int
+    BLOCKS_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    tournament_id: _builtins.str
+    """the ladder season (GetTournament, WatchTournament, ListMatches)"""
+    open_blocks: _builtins.int
+    blocks: _builtins.int
+    """scheduled so far"""
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """on the ladder now"""
+
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        tournament_id: _builtins.str = ...,
+        bots: _abc.Iterable[_builtins.str] | None = ...,
+        open_blocks: _builtins.int = ...,
+        blocks: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["blocks", b"blocks", "bots", b"bots", "game", b"game", "open_blocks", b"open_blocks", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LadderStatus: _TypeAlias = LadderStatus  # noqa: Y015

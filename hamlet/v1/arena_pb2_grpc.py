@@ -110,6 +110,21 @@ class ArenaStub:
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.BotHistoryRequest.SerializeToString,
                 response_deserializer=hamlet_dot_v1_dot_arena__pb2.BotHistory.FromString,
                 _registered_method=True)
+        self.JoinLadder = channel.unary_unary(
+                '/hamlet.v1.Arena/JoinLadder',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.LadderRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.LadderStatus.FromString,
+                _registered_method=True)
+        self.LeaveLadder = channel.unary_unary(
+                '/hamlet.v1.Arena/LeaveLadder',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.LadderRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.LadderStatus.FromString,
+                _registered_method=True)
+        self.GetLadder = channel.unary_unary(
+                '/hamlet.v1.Arena/GetLadder',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.GetLadderRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.LadderStatus.FromString,
+                _registered_method=True)
         self.RestoreBot = channel.unary_unary(
                 '/hamlet.v1.Arena/RestoreBot',
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.RetireBotRequest.SerializeToString,
@@ -244,6 +259,27 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def JoinLadder(self, request, context):
+        """The continuous ladder: a bot's owner (or an admin) puts it on or takes it off; the server
+        keeps scheduling blocks among the bots on it (most uncertain tables first, no two bots of
+        one owner, a few open blocks per owner at most).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LeaveLadder(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLadder(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RestoreBot(self, request, context):
         """A retired bot back in play (its owner or an admin).
         """
@@ -363,6 +399,21 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.GetBotHistory,
                     request_deserializer=hamlet_dot_v1_dot_arena__pb2.BotHistoryRequest.FromString,
                     response_serializer=hamlet_dot_v1_dot_arena__pb2.BotHistory.SerializeToString,
+            ),
+            'JoinLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.JoinLadder,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.LadderRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.LadderStatus.SerializeToString,
+            ),
+            'LeaveLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveLadder,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.LadderRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.LadderStatus.SerializeToString,
+            ),
+            'GetLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLadder,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.GetLadderRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.LadderStatus.SerializeToString,
             ),
             'RestoreBot': grpc.unary_unary_rpc_method_handler(
                     servicer.RestoreBot,
@@ -800,6 +851,87 @@ class Arena:
             '/hamlet.v1.Arena/GetBotHistory',
             hamlet_dot_v1_dot_arena__pb2.BotHistoryRequest.SerializeToString,
             hamlet_dot_v1_dot_arena__pb2.BotHistory.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def JoinLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/JoinLadder',
+            hamlet_dot_v1_dot_arena__pb2.LadderRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.LadderStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/LeaveLadder',
+            hamlet_dot_v1_dot_arena__pb2.LadderRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.LadderStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/GetLadder',
+            hamlet_dot_v1_dot_arena__pb2.GetLadderRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.LadderStatus.FromString,
             options,
             channel_credentials,
             insecure,

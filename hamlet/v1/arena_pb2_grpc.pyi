@@ -68,6 +68,13 @@ class ArenaStub:
     """A bot's rating over time (the live Elo after each of its rated matches) and its results
     against each opponent.
     """
+    JoinLadder: _grpc.UnaryUnaryMultiCallable[_arena_pb2.LadderRequest, _arena_pb2.LadderStatus]
+    """The continuous ladder: a bot's owner (or an admin) puts it on or takes it off; the server
+    keeps scheduling blocks among the bots on it (most uncertain tables first, no two bots of
+    one owner, a few open blocks per owner at most).
+    """
+    LeaveLadder: _grpc.UnaryUnaryMultiCallable[_arena_pb2.LadderRequest, _arena_pb2.LadderStatus]
+    GetLadder: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetLadderRequest, _arena_pb2.LadderStatus]
     RestoreBot: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RetireBotRequest, _arena_pb2.BotInfo]
     """A retired bot back in play (its owner or an admin)."""
     WhoAmI: _grpc.UnaryUnaryMultiCallable[_arena_pb2.WhoAmIRequest, _arena_pb2.WhoAmIResponse]
@@ -110,6 +117,13 @@ class ArenaAsyncStub(ArenaStub):
     """A bot's rating over time (the live Elo after each of its rated matches) and its results
     against each opponent.
     """
+    JoinLadder: _aio.UnaryUnaryMultiCallable[_arena_pb2.LadderRequest, _arena_pb2.LadderStatus]  # type: ignore[assignment]
+    """The continuous ladder: a bot's owner (or an admin) puts it on or takes it off; the server
+    keeps scheduling blocks among the bots on it (most uncertain tables first, no two bots of
+    one owner, a few open blocks per owner at most).
+    """
+    LeaveLadder: _aio.UnaryUnaryMultiCallable[_arena_pb2.LadderRequest, _arena_pb2.LadderStatus]  # type: ignore[assignment]
+    GetLadder: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetLadderRequest, _arena_pb2.LadderStatus]  # type: ignore[assignment]
     RestoreBot: _aio.UnaryUnaryMultiCallable[_arena_pb2.RetireBotRequest, _arena_pb2.BotInfo]  # type: ignore[assignment]
     """A retired bot back in play (its owner or an admin)."""
     WhoAmI: _aio.UnaryUnaryMultiCallable[_arena_pb2.WhoAmIRequest, _arena_pb2.WhoAmIResponse]  # type: ignore[assignment]
@@ -239,6 +253,31 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
         """A bot's rating over time (the live Elo after each of its rated matches) and its results
         against each opponent.
         """
+
+    @_abc_1.abstractmethod
+    def JoinLadder(
+        self,
+        request: _arena_pb2.LadderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.LadderStatus, _abc.Awaitable[_arena_pb2.LadderStatus]]:
+        """The continuous ladder: a bot's owner (or an admin) puts it on or takes it off; the server
+        keeps scheduling blocks among the bots on it (most uncertain tables first, no two bots of
+        one owner, a few open blocks per owner at most).
+        """
+
+    @_abc_1.abstractmethod
+    def LeaveLadder(
+        self,
+        request: _arena_pb2.LadderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.LadderStatus, _abc.Awaitable[_arena_pb2.LadderStatus]]: ...
+
+    @_abc_1.abstractmethod
+    def GetLadder(
+        self,
+        request: _arena_pb2.GetLadderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.LadderStatus, _abc.Awaitable[_arena_pb2.LadderStatus]]: ...
 
     @_abc_1.abstractmethod
     def RestoreBot(

@@ -102,6 +102,8 @@ class _TournamentFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Tour
     """`rounds` rounds; each is paired when the last ends: bots of similar score at a table,
     no table twice where avoidable, byes to those who had fewest; each table a duplicate block.
     """
+    TOURNAMENT_FORMAT_LADDER: _TournamentFormat.ValueType  # 4
+    """A game's continuous ladder season (JoinLadder): blocks keep being scheduled, never over."""
 
 class TournamentFormat(_TournamentFormat, metaclass=_TournamentFormatEnumTypeWrapper): ...
 
@@ -118,6 +120,8 @@ TOURNAMENT_FORMAT_SWISS: TournamentFormat.ValueType  # 3
 """`rounds` rounds; each is paired when the last ends: bots of similar score at a table,
 no table twice where avoidable, byes to those who had fewest; each table a duplicate block.
 """
+TOURNAMENT_FORMAT_LADDER: TournamentFormat.ValueType  # 4
+"""A game's continuous ladder season (JoinLadder): blocks keep being scheduled, never over."""
 Global___TournamentFormat: _TypeAlias = TournamentFormat  # noqa: Y015
 
 @_typing.final

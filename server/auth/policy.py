@@ -44,6 +44,7 @@ METHODS: dict[str, Access] = {
             "GetReplay",
             "GetLeaderboard",
             "GetBotHistory",
+            "GetLadder",
         )
     },
     f"{ARENA}/WhoAmI": Access.OPEN,
@@ -56,6 +57,8 @@ METHODS: dict[str, Access] = {
             "CreateTournament",
             "StartTournament",
             "CancelTournament",
+            "JoinLadder",
+            "LeaveLadder",
         )
     },
     f"{ARENA}/CreateUser": Access.ADMIN,
@@ -120,6 +123,18 @@ def check_bot_change(who: Principal, bot_name: str, origin: str, owner: str, wha
     raise PermissionDeniedError(
         f"bot {bot_name!r} belongs to {owner or 'nobody'}; only its owner or an admin may "
         f"{what} it (you are {who.name})"
+    )
+
+
+def check_ladder(who: Principal, bot_name: str, origin: str, owner: str) -> None:
+    """Raise unless ``who`` may put the bot on a ladder or take it off: its owner, or an admin
+    (the only one who may enter the system's built-in bots)."""
+    if who.grants(Scope.ADMIN) or (origin != "builtin" and owner and owner == who.name):
+        return
+    whose = "the system's" if origin == "builtin" else f"{owner or 'nobody'}'s"
+    raise PermissionDeniedError(
+        f"bot {bot_name!r} is {whose}; only its owner or an admin may enter it in a ladder "
+        f"(you are {who.name})"
     )
 
 

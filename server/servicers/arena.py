@@ -18,6 +18,7 @@ from server.services.accounts import AccountService
 from server.services.bots import BotService
 from server.services.errors import InvalidArgumentError
 from server.services.history import HistoryService
+from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
 from server.services.tournaments import (
@@ -27,7 +28,7 @@ from server.services.tournaments import (
     TournamentRequest,
     TournamentService,
 )
-from server.storage import Store
+from server.storage import BotRecord, Store
 
 _FORMATS = {
     common_pb2.TOURNAMENT_FORMAT_UNSPECIFIED: ROUND_ROBIN,
@@ -49,6 +50,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         accounts: AccountService,
         leaderboards: LeaderboardService,
         history: HistoryService,
+        ladder: LadderService,
     ) -> None:
         self.store = store
         self.bots = bots
@@ -57,6 +59,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self.accounts = accounts
         self.leaderboards = leaderboards
         self.history = history
+        self.ladder = ladder
 
     @unary
     def ListGames(
@@ -222,6 +225,36 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self, request: arena_pb2.BotHistoryRequest, context: grpc.ServicerContext
     ) -> arena_pb2.BotHistory:
         return convert.history(self.history.history(request.name, request.game))
+
+    @unary
+    def JoinLadder(
+        self, request: arena_pb2.LadderRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.LadderStatus:
+        bot, game = self._ladder_bot(request)
+        return convert.ladder(self.ladder.join(bot, game))
+
+    @unary
+    def LeaveLadder(
+        self, request: arena_pb2.LadderRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.LadderStatus:
+        bot, game = self._ladder_bot(request)
+        return convert.ladder(self.ladder.leave(bot, game))
+
+    @unary
+    def GetLadder(
+        self, request: arena_pb2.GetLadderRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.LadderStatus:
+        return convert.ladder(self.ladder.status(request.game))
+
+    def _ladder_bot(self, request: arena_pb2.LadderRequest) -> tuple[BotRecord, str]:
+        bot = self.bots.get(request.bot_name)
+        policy.check_ladder(current_principal(), bot.name, bot.origin, bot.owner)
+        game = request.game or (bot.games[0] if len(bot.games) == 1 else "")
+        if not game:
+            raise InvalidArgumentError(
+                f"bot {bot.name!r} plays {', '.join(bot.games)}: name the game"
+            )
+        return bot, game
 
     @unary
     def WhoAmI(

@@ -11,6 +11,7 @@ from hamlet.v1 import arena_pb2, common_pb2
 from server.elo import BotRating
 from server.ratings.intervals import ANCHOR_BOT, ANCHOR_RATING
 from server.services.history import History
+from server.services.ladder import LadderStatus
 from server.services.leaderboards import Published
 from server.services.matches import Replay
 from server.services.tournaments import Standing
@@ -38,6 +39,7 @@ _FORMAT = {
     "round_robin": common_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
     "gauntlet": common_pb2.TOURNAMENT_FORMAT_GAUNTLET,
     "swiss": common_pb2.TOURNAMENT_FORMAT_SWISS,
+    "ladder": common_pb2.TOURNAMENT_FORMAT_LADDER,
 }
 
 
@@ -230,6 +232,17 @@ def leaderboard(
             )
             for i, r in enumerate(lines)
         ],
+    )
+
+
+def ladder(status: LadderStatus) -> arena_pb2.LadderStatus:
+    """A game's ladder."""
+    return arena_pb2.LadderStatus(
+        game=status.game,
+        tournament_id=status.tournament_id,
+        bots=list(status.bots),
+        open_blocks=status.open_blocks,
+        blocks=status.blocks,
     )
 
 

@@ -299,7 +299,7 @@ class TournamentService:
                 tournament_id, t.entry_version_ids, next_round, t.seed, tables, per_round
             )
         ]
-        if not self.store.add_matches(tournament_id, new):
+        if not self.store.add_matches(tournament_id, matches[0].rules_version, new):
             return []  # another call planned this round first
         queued = self.store.mark_queued([m.match_id for m in new], self.now())
         self.enqueuer.enqueue(queued)

@@ -329,7 +329,9 @@ class Store(Protocol):
         """Create a tournament and all its matches (PENDING)."""
         ...
 
-    def add_matches(self, tournament_id: str, matches: Sequence[NewMatch]) -> bool:
+    def add_matches(
+        self, tournament_id: str, rules_version: str, matches: Sequence[NewMatch]
+    ) -> bool:
         """Add matches (PENDING) to a tournament, unless one of them exists already (another
         call added this round first): True if added."""
         ...
@@ -364,6 +366,22 @@ class Store(Protocol):
 
     def get_decisions(self, match_id: str) -> list[DecisionRecord]:
         """A match's action log."""
+        ...
+
+    def set_ladder_entry(self, game: str, bot_name: str, joined: bool, now: datetime) -> bool:
+        """Opt a bot in to (or out of) a game's ladder; True if that changed anything."""
+        ...
+
+    def ladder_entries(self, game: str) -> list[BotRecord]:
+        """The bots on a game's ladder (their latest versions), by name."""
+        ...
+
+    def max_round(self, tournament_id: str) -> int | None:
+        """The highest round planned so far (None before the first)."""
+        ...
+
+    def open_blocks(self, tournament_id: str) -> list[tuple[int, tuple[str, ...]]]:
+        """(round, bot names of rotation 0) of every block with a match not yet final."""
         ...
 
     def match_queues(self, match_ids: Sequence[str]) -> dict[str, str]:

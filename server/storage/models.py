@@ -175,6 +175,15 @@ class Decision(Base):
     by_fallback: Mapped[bool] = mapped_column(Boolean)
 
 
+class LadderEntry(Base):
+    """A bot that opted in to a game's continuous ladder."""
+
+    __tablename__ = "ladder_entries"
+    game: Mapped[str] = mapped_column(String(64), primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    joined_at: Mapped[datetime] = mapped_column(DateTime)
+
+
 class ResultLog(Base):
     """Append-only: one row per finished match, in recording order (ratings rebuild from it)."""
 

@@ -3,14 +3,14 @@
 SQLite (WAL, foreign keys, busy timeout) by default, PostgreSQL by URL. Finalizing a match is
 one transaction guarded by ``UPDATE ... WHERE status NOT IN (final)``: of two reports for the
 same match exactly one changes a row, so no match is ever recorded twice. The store is built
-from one part per concern (accounts, bots, tournaments, matches, ratings).
+from one part per concern (accounts, bots and the ladder, tournaments, matches, ratings).
 """
 
 from __future__ import annotations
 
 from server.storage.migrate import upgrade
 from server.storage.sql_accounts import AccountsPart
-from server.storage.sql_bots import BotsPart
+from server.storage.sql_ladder import LadderPart
 from server.storage.sql_matches import MatchesPart
 from server.storage.sql_ratings import RatingsPart
 from server.storage.sql_tournaments import TournamentsPart
@@ -19,7 +19,7 @@ from server.storage.sqlbase import make_engine
 __all__ = ["SqlStore", "make_engine", "open_store"]
 
 
-class SqlStore(AccountsPart, BotsPart, TournamentsPart, MatchesPart, RatingsPart):
+class SqlStore(AccountsPart, LadderPart, TournamentsPart, MatchesPart, RatingsPart):
     """:class:`~server.storage.base.Store` on a SQLAlchemy engine."""
 
 

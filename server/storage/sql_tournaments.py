@@ -56,19 +56,15 @@ class TournamentsPart(SqlBase):
             assert found is not None
             return found
 
-    def add_matches(self, tournament_id: str, matches: Sequence[NewMatch]) -> bool:
+    def add_matches(
+        self, tournament_id: str, rules_version: str, matches: Sequence[NewMatch]
+    ) -> bool:
         try:
             with self._tx() as s:
                 t = s.get(m.Tournament, tournament_id)
-                if t is None:
+                if t is None or s.get(m.Match, matches[0].match_id) is not None:
                     return False
-                first = s.scalar(select(m.Match.game).where(m.Match.tournament_id == t.id).limit(1))
-                rules = s.scalar(
-                    select(m.Match.rules_version).where(m.Match.tournament_id == t.id).limit(1)
-                )
-                if s.get(m.Match, matches[0].match_id) is not None:
-                    return False
-                self._insert_matches(s, tournament_id, first or t.game, rules or "", matches)
+                self._insert_matches(s, tournament_id, t.game, rules_version, matches)
                 return True
         except IntegrityError:  # a concurrent call inserted the same round
             return False

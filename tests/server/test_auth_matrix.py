@@ -183,6 +183,15 @@ ARENA: dict[str, tuple[Make, tuple[grpc.StatusCode, ...]]] = {
     "GetReplay": (lambda w: arena_pb2.MatchRef(match_id=_finished_match(w)), READ_ROW),
     "GetLeaderboard": (lambda w: arena_pb2.GetLeaderboardRequest(game="toy"), READ_ROW),
     "GetBotHistory": (lambda w: arena_pb2.BotHistoryRequest(name="alpha", game="toy"), READ_ROW),
+    "GetLadder": (lambda w: arena_pb2.GetLadderRequest(game="toy"), READ_ROW),
+    "JoinLadder": (
+        lambda w: arena_pb2.LadderRequest(bot_name=w.alice_bot(), game="toy"),
+        OWNED_ROW,
+    ),
+    "LeaveLadder": (
+        lambda w: arena_pb2.LadderRequest(bot_name=w.alice_bot(), game="toy"),
+        OWNED_ROW,
+    ),
     "WhoAmI": (lambda w: arena_pb2.WhoAmIRequest(), READ_ROW),
     "SubmitBot": (
         lambda w: arena_pb2.SubmitBotRequest(

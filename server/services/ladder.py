@@ -1,0 +1,212 @@
+"""The continuous ladder: blocks keep being scheduled for the bots that opted in.
+
+Each game has one ladder season, a tournament of format ``ladder`` that never ends. Whenever a
+result arrives (and on the reaper's beat) the server tops the season up to
+:data:`BLOCKS_IN_FLIGHT` open blocks. Each new block is the table of :data:`PLAYERS` opted-in
+bots whose outcome is most uncertain under the live Elo (expected score nearest 1/2), never two
+bots of one owner, no owner in more than :data:`OWNER_IN_FLIGHT` open blocks (the rate limit),
+and not a table already being played. A block is every seat rotation with one seed, and its
+seed derives from the season's committed seed like any tournament's.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from itertools import combinations
+
+from games import derive_seed
+from hamlet.queues import queue_for
+from server import elo
+from server.services import commitments
+from server.services import validation as v
+from server.services.errors import InvalidArgumentError, NotFoundError
+from server.services.scheduling import Enqueuer
+from server.services.tournaments import TIME_BANK_FACTOR, plan_round
+from server.storage import BotRecord, NewTournament, Store, TournamentRecord, TournamentStatus
+from server.storage.base import utcnow
+
+LADDER = "ladder"
+PLAYERS = 2
+BLOCKS_IN_FLIGHT = 4
+OWNER_IN_FLIGHT = 2
+SEASON_ROUNDS = 2**31 - 1  # never over: a round is one block
+
+
+@dataclass(frozen=True, slots=True)
+class LadderStatus:
+    """A game's ladder: who is on it and how many blocks are open."""
+
+    game: str
+    tournament_id: str
+    bots: tuple[str, ...]
+    open_blocks: int
+    blocks: int  # scheduled so far
+
+
+def season_id(game: str) -> str:
+    """The ladder tournament of ``game``."""
+    return f"ladder-{game}"[:32]
+
+
+class LadderService:
+    """Joining, leaving and scheduling the ladder."""
+
+    def __init__(
+        self,
+        store: Store,
+        enqueuer: Enqueuer,
+        decision_time_ms: int = 1000,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.store = store
+        self.enqueuer = enqueuer
+        self.decision_time_ms = decision_time_ms
+        self.now = now or utcnow
+        self._lock = threading.Lock()  # one scheduler at a time in this process
+
+    def join(self, bot: BotRecord, game: str) -> LadderStatus:
+        """Opt a bot in (the caller's right to was checked) and schedule."""
+        v.game_spec(game)
+        if game not in bot.games:
+            raise InvalidArgumentError(f"bot {bot.name!r} does not play {game}")
+        if bot.retired:
+            raise InvalidArgumentError(f"bot {bot.name!r} is retired")
+        self._season(game)
+        self.store.set_ladder_entry(game, bot.name, True, self.now())
+        self.tick(game)
+        return self.status(game)
+
+    def leave(self, bot: BotRecord, game: str) -> LadderStatus:
+        """Opt a bot out; its open blocks are still played."""
+        v.game_spec(game)
+        self.store.set_ladder_entry(game, bot.name, False, self.now())
+        return self.status(game)
+
+    def status(self, game: str) -> LadderStatus:
+        """Who is on the ladder and how busy it is."""
+        v.game_spec(game)
+        tid = season_id(game)
+        top = self.store.max_round(tid)
+        return LadderStatus(
+            game,
+            tid,
+            tuple(b.name for b in self.store.ladder_entries(game)),
+            len(self.store.open_blocks(tid)),
+            0 if top is None else top + 1,
+        )
+
+    def after_result(self, tournament_id: str) -> None:
+        """A match became final: top up that game's ladder if it is one."""
+        for game in self._games():
+            if season_id(game) == tournament_id:
+                self.tick(game)
+
+    def tick_all(self) -> None:
+        """Top up every game's ladder."""
+        for game in self._games():
+            self.tick(game)
+
+    def tick(self, game: str) -> list[str]:
+        """Schedule blocks until :data:`BLOCKS_IN_FLIGHT` are open; the match ids queued."""
+        with self._lock:
+            return self._tick(game)
+
+    def _tick(self, game: str) -> list[str]:
+        season = self.store.get_tournament(season_id(game))
+        if season is None or season.status is not TournamentStatus.RUNNING:
+            return []
+        queued: list[str] = []
+        open_blocks = self.store.open_blocks(season.tournament_id)
+        while len(open_blocks) < BLOCKS_IN_FLIGHT:
+            table = self._pick(game, season, open_blocks)
+            if table is None:
+                break
+            top = self.store.max_round(season.tournament_id)
+            rnd = 0 if top is None else top + 1
+            ids = tuple(b.version_id for b in table)
+            runtimes = {b.version_id: b.runtime for b in table}
+            matches = [
+                replace(nm, queue=queue_for(runtimes[x] for x in nm.seat_version_ids))
+                for nm in plan_round(
+                    season.tournament_id, ids, rnd, season.seed, [tuple(range(len(ids)))], 1
+                )
+            ]
+            rules = v.game_spec(game).rules_version
+            if not self.store.add_matches(season.tournament_id, rules, matches):
+                break  # another call scheduled this block number first
+            queued += self.store.mark_queued([m.match_id for m in matches], self.now())
+            open_blocks.append((rnd, tuple(b.name for b in table)))
+        self.enqueuer.enqueue(queued)
+        return queued
+
+    def _pick(
+        self, game: str, season: TournamentRecord, open_blocks: list[tuple[int, tuple[str, ...]]]
+    ) -> tuple[BotRecord, ...] | None:
+        entries = self.store.ladder_entries(game)
+        ratings = {r.bot: r.rating for r in self.store.leaderboard(game)}
+        busy: dict[str, int] = {}
+        for _, names in open_blocks:
+            for owner in {self._owner(entries, n) for n in names} - {""}:
+                busy[owner] = busy.get(owner, 0) + 1
+        playing = {frozenset(names) for _, names in open_blocks}
+        rng = random.Random(derive_seed(season.seed, "ladder", len(open_blocks)))
+        best: tuple[float, float, tuple[BotRecord, ...]] | None = None
+        for table in combinations(entries, PLAYERS):
+            owners = [b.owner for b in table if b.owner]
+            if len(owners) != len(set(owners)) or any(
+                busy.get(o, 0) >= OWNER_IN_FLIGHT for o in owners
+            ):
+                continue
+            if frozenset(b.name for b in table) in playing:
+                continue
+            a, b = (ratings.get(x.name, elo.INITIAL_RATING) for x in table)
+            uncertainty = abs(elo.expected_score(a, b) - 0.5)
+            key = (uncertainty, rng.random(), table)
+            if best is None or key[:2] < best[:2]:
+                best = key
+        return None if best is None else best[2]
+
+    @staticmethod
+    def _owner(entries: list[BotRecord], name: str) -> str:
+        return next((b.owner for b in entries if b.name == name), "")
+
+    def _games(self) -> list[str]:
+        import games
+
+        return [g for g in games.names() if self.store.get_tournament(season_id(g)) is not None]
+
+    def _season(self, game: str) -> TournamentRecord:
+        found = self.store.get_tournament(season_id(game))
+        if found is not None:
+            return found
+        spec = v.game_spec(game)
+        seed, salt = secrets.randbits(63), commitments.nonce()
+        tid = season_id(game)
+        self.store.create_tournament(
+            NewTournament(
+                tournament_id=tid,
+                game=game,
+                rules_version=spec.rules_version,
+                format=LADDER,
+                players_per_table=PLAYERS,
+                rounds=SEASON_ROUNDS,
+                seed=seed,
+                decision_time_ms=self.decision_time_ms,
+                time_bank_ms=self.decision_time_ms * TIME_BANK_FACTOR,
+                rated=True,
+                entry_version_ids=(),
+                matches=(),
+                seed_nonce=salt,
+                seed_commitment=commitments.commitment(tid, salt, seed),
+            )
+        )
+        self.store.set_tournament_status(tid, TournamentStatus.RUNNING, [TournamentStatus.CREATED])
+        found = self.store.get_tournament(tid)
+        if found is None:
+            raise NotFoundError(f"the {game} ladder could not be created")
+        return found
