@@ -29,6 +29,7 @@ from server.servicers.arena import ArenaServicer
 from server.servicers.matchhost import MatchHostServicer
 from server.services.accounts import AccountService
 from server.services.bots import BotService
+from server.services.headtohead import HeadToHeadService
 from server.services.history import HistoryService
 from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
@@ -175,10 +176,12 @@ def build_server(
         accounts=AccountService(store),
     )
     ladder = LadderService(store, queue, settings.default_decision_time_ms)
+    tests = HeadToHeadService(store, queue, settings.default_decision_time_ms)
 
     def on_final(tournament_id: str) -> None:
         services.tournaments.advance(tournament_id)
         ladder.after_result(tournament_id)
+        tests.after_result(tournament_id)
 
     services.matches.on_final = on_final
     new_admin_token = services.accounts.bootstrap(settings.data_dir)
@@ -210,6 +213,7 @@ def build_server(
             LeaderboardService(store),
             HistoryService(store),
             ladder,
+            tests,
         ),
         server,
     )

@@ -97,6 +97,19 @@ def _parser() -> argparse.ArgumentParser:
     p = add("restore", c.bot_restore, "put a retired bot back in play (its owner or an admin)", bot)
     p.add_argument("name")
 
+    p = add("sprt", c.sprt, "is bot B better than bot A? a sequential test on paired blocks")
+    p.add_argument("a", metavar="A", help="the baseline")
+    p.add_argument("b", metavar="B", help="the candidate")
+    p.add_argument("--game", required=True)
+    p.add_argument("--elo0", type=float, default=0.0, help="H0: B at most this better (nElo)")
+    p.add_argument("--elo1", type=float, default=10.0, help="H1: B at least this better (nElo)")
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--beta", type=float, default=0.05)
+    p.add_argument("--vs", default="random", help="comma-separated opponents (default random)")
+    p.add_argument("--players", type=int, default=0, help="players per table (default: minimum)")
+    p.add_argument("--max-pairs", type=int, default=0, help="stop after this many (default 1000)")
+    p.add_argument("--decision-ms", type=int, default=0)
+
     lad = sub.add_parser("ladder", help="the continuous ladder of a game").add_subparsers(
         dest="ladder_command", required=True, metavar="ACTION"
     )

@@ -98,6 +98,50 @@ def bot_retire(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def sprt(args: argparse.Namespace) -> int:
+    """``hamlet sprt A B --game G --elo0 0 --elo1 10``: is B better than A?"""
+    stub = arena(args)
+    req = arena_pb2.StartSprtRequest(
+        game=args.game,
+        bot_a=args.a,
+        bot_b=args.b,
+        opponents=[x for x in args.vs.split(",") if x],
+        players_per_table=args.players,
+        elo0=args.elo0,
+        elo1=args.elo1,
+        alpha=args.alpha,
+        beta=args.beta,
+        max_pairs=args.max_pairs,
+        decision_time_ms=args.decision_ms,
+    )
+    started = stub.StartSprt(req, timeout=args.timeout)
+    if not args.json:
+        out.print(
+            f"test {started.test_id}: is {started.bot_b} better than {started.bot_a} in "
+            f"{started.game} (against {', '.join(started.opponents)})? H0 nElo <= "
+            f"{started.elo0:g}, H1 nElo >= {started.elo1:g}, alpha {started.alpha:g}, beta "
+            f"{started.beta:g}; expected pairs of blocks: {started.expected_pairs_h0:.0f} if H0 "
+            f"holds, {started.expected_pairs_h1:.0f} if H1, {started.expected_pairs_midway:.0f} "
+            "halfway"
+        )
+    last = started
+    for last in stub.WatchSprt(arena_pb2.SprtRef(test_id=started.test_id)):
+        if args.json:
+            print_json(to_dict(last))
+        else:
+            out.print(
+                f"  {last.pairs:>5} pairs  LLR {last.llr:+.2f} in [{last.lower:+.2f}, "
+                f"{last.upper:+.2f}]  nElo {last.nelo:+.1f}"
+            )
+    if not args.json:
+        verdict = {
+            "h1": f"H1: {last.bot_b} is better than {last.bot_a} (nElo >= {last.elo1:g})",
+            "h0": f"H0: {last.bot_b} is not better than {last.bot_a} (nElo <= {last.elo0:g})",
+        }.get(last.verdict, "no verdict within the maximum number of pairs")
+        out.print(f"after {last.pairs} pairs: {verdict}")
+    return EXIT_OK if last.verdict in ("h0", "h1") else EXIT_FAILED
+
+
 def ladder(args: argparse.Namespace) -> int:
     """``hamlet ladder join|leave BOT [--game G]`` and ``hamlet ladder status GAME``."""
     stub = arena(args)

@@ -1303,3 +1303,164 @@ class LadderStatus(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___LadderStatus: _TypeAlias = LadderStatus  # noqa: Y015
+
+@_typing.final
+class StartSprtRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    BOT_A_FIELD_NUMBER: _builtins.int
+    BOT_B_FIELD_NUMBER: _builtins.int
+    OPPONENTS_FIELD_NUMBER: _builtins.int
+    PLAYERS_PER_TABLE_FIELD_NUMBER: _builtins.int
+    ELO0_FIELD_NUMBER: _builtins.int
+    ELO1_FIELD_NUMBER: _builtins.int
+    ALPHA_FIELD_NUMBER: _builtins.int
+    BETA_FIELD_NUMBER: _builtins.int
+    MAX_PAIRS_FIELD_NUMBER: _builtins.int
+    DECISION_TIME_MS_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    bot_a: _builtins.str
+    """the baseline"""
+    bot_b: _builtins.str
+    """the candidate"""
+    players_per_table: _builtins.int
+    """0: the game's minimum"""
+    elo0: _builtins.float
+    """H0: B is at most this much better (normalized Elo)"""
+    elo1: _builtins.float
+    """H1: B is at least this much better"""
+    alpha: _builtins.float
+    """0: 0.05"""
+    beta: _builtins.float
+    """0: 0.05"""
+    max_pairs: _builtins.int
+    """0: 1000"""
+    decision_time_ms: _builtins.int
+    """0: the server's default"""
+    @_builtins.property
+    def opponents(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the field A and B each face (default: random)"""
+
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        bot_a: _builtins.str = ...,
+        bot_b: _builtins.str = ...,
+        opponents: _abc.Iterable[_builtins.str] | None = ...,
+        players_per_table: _builtins.int = ...,
+        elo0: _builtins.float = ...,
+        elo1: _builtins.float = ...,
+        alpha: _builtins.float = ...,
+        beta: _builtins.float = ...,
+        max_pairs: _builtins.int = ...,
+        decision_time_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alpha", b"alpha", "beta", b"beta", "bot_a", b"bot_a", "bot_b", b"bot_b", "decision_time_ms", b"decision_time_ms", "elo0", b"elo0", "elo1", b"elo1", "game", b"game", "max_pairs", b"max_pairs", "opponents", b"opponents", "players_per_table", b"players_per_table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartSprtRequest: _TypeAlias = StartSprtRequest  # noqa: Y015
+
+@_typing.final
+class SprtRef(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TEST_ID_FIELD_NUMBER: _builtins.int
+    test_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        test_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["test_id", b"test_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SprtRef: _TypeAlias = SprtRef  # noqa: Y015
+
+@_typing.final
+class SprtStatus(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TEST_ID_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    BOT_A_FIELD_NUMBER: _builtins.int
+    BOT_B_FIELD_NUMBER: _builtins.int
+    OPPONENTS_FIELD_NUMBER: _builtins.int
+    ELO0_FIELD_NUMBER: _builtins.int
+    ELO1_FIELD_NUMBER: _builtins.int
+    ALPHA_FIELD_NUMBER: _builtins.int
+    BETA_FIELD_NUMBER: _builtins.int
+    EXPECTED_PAIRS_H0_FIELD_NUMBER: _builtins.int
+    EXPECTED_PAIRS_H1_FIELD_NUMBER: _builtins.int
+    EXPECTED_PAIRS_MIDWAY_FIELD_NUMBER: _builtins.int
+    PAIRS_FIELD_NUMBER: _builtins.int
+    LLR_FIELD_NUMBER: _builtins.int
+    LOWER_FIELD_NUMBER: _builtins.int
+    UPPER_FIELD_NUMBER: _builtins.int
+    NELO_FIELD_NUMBER: _builtins.int
+    VERDICT_FIELD_NUMBER: _builtins.int
+    FINISHED_FIELD_NUMBER: _builtins.int
+    test_id: _builtins.str
+    """also its tournament id (matches, replays)"""
+    game: _builtins.str
+    bot_a: _builtins.str
+    bot_b: _builtins.str
+    elo0: _builtins.float
+    elo1: _builtins.float
+    alpha: _builtins.float
+    beta: _builtins.float
+    expected_pairs_h0: _builtins.float
+    """expected pairs to a verdict if elo0 is true"""
+    expected_pairs_h1: _builtins.float
+    expected_pairs_midway: _builtins.float
+    pairs: _builtins.int
+    """completed pairs of blocks"""
+    llr: _builtins.float
+    lower: _builtins.float
+    """accept H0 at or below"""
+    upper: _builtins.float
+    """accept H1 at or above"""
+    nelo: _builtins.float
+    """the estimate so far"""
+    verdict: _builtins.str
+    """continue, h1 (B better), h0 (B not better)"""
+    finished: _builtins.bool
+    @_builtins.property
+    def opponents(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        test_id: _builtins.str = ...,
+        game: _builtins.str = ...,
+        bot_a: _builtins.str = ...,
+        bot_b: _builtins.str = ...,
+        opponents: _abc.Iterable[_builtins.str] | None = ...,
+        elo0: _builtins.float = ...,
+        elo1: _builtins.float = ...,
+        alpha: _builtins.float = ...,
+        beta: _builtins.float = ...,
+        expected_pairs_h0: _builtins.float = ...,
+        expected_pairs_h1: _builtins.float = ...,
+        expected_pairs_midway: _builtins.float = ...,
+        pairs: _builtins.int = ...,
+        llr: _builtins.float = ...,
+        lower: _builtins.float = ...,
+        upper: _builtins.float = ...,
+        nelo: _builtins.float = ...,
+        verdict: _builtins.str = ...,
+        finished: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alpha", b"alpha", "beta", b"beta", "bot_a", b"bot_a", "bot_b", b"bot_b", "elo0", b"elo0", "elo1", b"elo1", "expected_pairs_h0", b"expected_pairs_h0", "expected_pairs_h1", b"expected_pairs_h1", "expected_pairs_midway", b"expected_pairs_midway", "finished", b"finished", "game", b"game", "llr", b"llr", "lower", b"lower", "nelo", b"nelo", "opponents", b"opponents", "pairs", b"pairs", "test_id", b"test_id", "upper", b"upper", "verdict", b"verdict"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SprtStatus: _TypeAlias = SprtStatus  # noqa: Y015

@@ -110,6 +110,21 @@ class ArenaStub:
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.BotHistoryRequest.SerializeToString,
                 response_deserializer=hamlet_dot_v1_dot_arena__pb2.BotHistory.FromString,
                 _registered_method=True)
+        self.StartSprt = channel.unary_unary(
+                '/hamlet.v1.Arena/StartSprt',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.StartSprtRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.SprtStatus.FromString,
+                _registered_method=True)
+        self.GetSprt = channel.unary_unary(
+                '/hamlet.v1.Arena/GetSprt',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.SprtRef.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.SprtStatus.FromString,
+                _registered_method=True)
+        self.WatchSprt = channel.unary_stream(
+                '/hamlet.v1.Arena/WatchSprt',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.SprtRef.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.SprtStatus.FromString,
+                _registered_method=True)
         self.JoinLadder = channel.unary_unary(
                 '/hamlet.v1.Arena/JoinLadder',
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.LadderRequest.SerializeToString,
@@ -259,6 +274,26 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StartSprt(self, request, context):
+        """Is B better than A? Identical blocks (same seeds, opponents, seats) once with each; a
+        sequential test (GSPRT on normalized Elo) stops as soon as the evidence decides.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSprt(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchSprt(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def JoinLadder(self, request, context):
         """The continuous ladder: a bot's owner (or an admin) puts it on or takes it off; the server
         keeps scheduling blocks among the bots on it (most uncertain tables first, no two bots of
@@ -399,6 +434,21 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.GetBotHistory,
                     request_deserializer=hamlet_dot_v1_dot_arena__pb2.BotHistoryRequest.FromString,
                     response_serializer=hamlet_dot_v1_dot_arena__pb2.BotHistory.SerializeToString,
+            ),
+            'StartSprt': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartSprt,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.StartSprtRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.SprtStatus.SerializeToString,
+            ),
+            'GetSprt': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSprt,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.SprtRef.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.SprtStatus.SerializeToString,
+            ),
+            'WatchSprt': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchSprt,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.SprtRef.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.SprtStatus.SerializeToString,
             ),
             'JoinLadder': grpc.unary_unary_rpc_method_handler(
                     servicer.JoinLadder,
@@ -851,6 +901,87 @@ class Arena:
             '/hamlet.v1.Arena/GetBotHistory',
             hamlet_dot_v1_dot_arena__pb2.BotHistoryRequest.SerializeToString,
             hamlet_dot_v1_dot_arena__pb2.BotHistory.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartSprt(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/StartSprt',
+            hamlet_dot_v1_dot_arena__pb2.StartSprtRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.SprtStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSprt(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/GetSprt',
+            hamlet_dot_v1_dot_arena__pb2.SprtRef.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.SprtStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchSprt(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/hamlet.v1.Arena/WatchSprt',
+            hamlet_dot_v1_dot_arena__pb2.SprtRef.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.SprtStatus.FromString,
             options,
             channel_credentials,
             insecure,

@@ -68,6 +68,12 @@ class ArenaStub:
     """A bot's rating over time (the live Elo after each of its rated matches) and its results
     against each opponent.
     """
+    StartSprt: _grpc.UnaryUnaryMultiCallable[_arena_pb2.StartSprtRequest, _arena_pb2.SprtStatus]
+    """Is B better than A? Identical blocks (same seeds, opponents, seats) once with each; a
+    sequential test (GSPRT on normalized Elo) stops as soon as the evidence decides.
+    """
+    GetSprt: _grpc.UnaryUnaryMultiCallable[_arena_pb2.SprtRef, _arena_pb2.SprtStatus]
+    WatchSprt: _grpc.UnaryStreamMultiCallable[_arena_pb2.SprtRef, _arena_pb2.SprtStatus]
     JoinLadder: _grpc.UnaryUnaryMultiCallable[_arena_pb2.LadderRequest, _arena_pb2.LadderStatus]
     """The continuous ladder: a bot's owner (or an admin) puts it on or takes it off; the server
     keeps scheduling blocks among the bots on it (most uncertain tables first, no two bots of
@@ -117,6 +123,12 @@ class ArenaAsyncStub(ArenaStub):
     """A bot's rating over time (the live Elo after each of its rated matches) and its results
     against each opponent.
     """
+    StartSprt: _aio.UnaryUnaryMultiCallable[_arena_pb2.StartSprtRequest, _arena_pb2.SprtStatus]  # type: ignore[assignment]
+    """Is B better than A? Identical blocks (same seeds, opponents, seats) once with each; a
+    sequential test (GSPRT on normalized Elo) stops as soon as the evidence decides.
+    """
+    GetSprt: _aio.UnaryUnaryMultiCallable[_arena_pb2.SprtRef, _arena_pb2.SprtStatus]  # type: ignore[assignment]
+    WatchSprt: _aio.UnaryStreamMultiCallable[_arena_pb2.SprtRef, _arena_pb2.SprtStatus]  # type: ignore[assignment]
     JoinLadder: _aio.UnaryUnaryMultiCallable[_arena_pb2.LadderRequest, _arena_pb2.LadderStatus]  # type: ignore[assignment]
     """The continuous ladder: a bot's owner (or an admin) puts it on or takes it off; the server
     keeps scheduling blocks among the bots on it (most uncertain tables first, no two bots of
@@ -253,6 +265,30 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
         """A bot's rating over time (the live Elo after each of its rated matches) and its results
         against each opponent.
         """
+
+    @_abc_1.abstractmethod
+    def StartSprt(
+        self,
+        request: _arena_pb2.StartSprtRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.SprtStatus, _abc.Awaitable[_arena_pb2.SprtStatus]]:
+        """Is B better than A? Identical blocks (same seeds, opponents, seats) once with each; a
+        sequential test (GSPRT on normalized Elo) stops as soon as the evidence decides.
+        """
+
+    @_abc_1.abstractmethod
+    def GetSprt(
+        self,
+        request: _arena_pb2.SprtRef,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.SprtStatus, _abc.Awaitable[_arena_pb2.SprtStatus]]: ...
+
+    @_abc_1.abstractmethod
+    def WatchSprt(
+        self,
+        request: _arena_pb2.SprtRef,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_arena_pb2.SprtStatus], _abc.AsyncIterator[_arena_pb2.SprtStatus]]: ...
 
     @_abc_1.abstractmethod
     def JoinLadder(

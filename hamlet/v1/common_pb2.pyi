@@ -104,6 +104,8 @@ class _TournamentFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Tour
     """
     TOURNAMENT_FORMAT_LADDER: _TournamentFormat.ValueType  # 4
     """A game's continuous ladder season (JoinLadder): blocks keep being scheduled, never over."""
+    TOURNAMENT_FORMAT_SPRT: _TournamentFormat.ValueType  # 5
+    """A head-to-head test (StartSprt): pairs of blocks with the same seed, opponents and seats."""
 
 class TournamentFormat(_TournamentFormat, metaclass=_TournamentFormatEnumTypeWrapper): ...
 
@@ -122,6 +124,8 @@ no table twice where avoidable, byes to those who had fewest; each table a dupli
 """
 TOURNAMENT_FORMAT_LADDER: TournamentFormat.ValueType  # 4
 """A game's continuous ladder season (JoinLadder): blocks keep being scheduled, never over."""
+TOURNAMENT_FORMAT_SPRT: TournamentFormat.ValueType  # 5
+"""A head-to-head test (StartSprt): pairs of blocks with the same seed, opponents and seats."""
 Global___TournamentFormat: _TypeAlias = TournamentFormat  # noqa: Y015
 
 @_typing.final

@@ -45,6 +45,8 @@ METHODS: dict[str, Access] = {
             "GetLeaderboard",
             "GetBotHistory",
             "GetLadder",
+            "GetSprt",
+            "WatchSprt",
         )
     },
     f"{ARENA}/WhoAmI": Access.OPEN,
@@ -59,6 +61,7 @@ METHODS: dict[str, Access] = {
             "CancelTournament",
             "JoinLadder",
             "LeaveLadder",
+            "StartSprt",
         )
     },
     f"{ARENA}/CreateUser": Access.ADMIN,

@@ -11,12 +11,14 @@ import games
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from server.auth import current_principal, policy
 from server.auth.identity import names
+from server.ratings import sprt
 from server.servicers import convert
 from server.servicers.errors import stream, unary
 from server.services import validation as v
 from server.services.accounts import AccountService
 from server.services.bots import BotService
 from server.services.errors import InvalidArgumentError
+from server.services.headtohead import HeadToHeadService
 from server.services.history import HistoryService
 from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
@@ -51,6 +53,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         leaderboards: LeaderboardService,
         history: HistoryService,
         ladder: LadderService,
+        tests: HeadToHeadService,
     ) -> None:
         self.store = store
         self.bots = bots
@@ -60,6 +63,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self.leaderboards = leaderboards
         self.history = history
         self.ladder = ladder
+        self.tests = tests
 
     @unary
     def ListGames(
@@ -225,6 +229,45 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self, request: arena_pb2.BotHistoryRequest, context: grpc.ServicerContext
     ) -> arena_pb2.BotHistory:
         return convert.history(self.history.history(request.name, request.game))
+
+    @unary
+    def StartSprt(
+        self, request: arena_pb2.StartSprtRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.SprtStatus:
+        names = [request.bot_a, request.bot_b, *(request.opponents or ["random"])]
+        if len(set(names)) != len(names):
+            raise InvalidArgumentError("A, B and the opponents must be different bots")
+        try:
+            bounds = sprt.Bounds(
+                request.elo0, request.elo1, request.alpha or 0.05, request.beta or 0.05
+            )
+        except ValueError as exc:
+            raise InvalidArgumentError(str(exc)) from None
+        status = self.tests.start(
+            request.game,
+            [self.bots.get(n) for n in names],
+            request.players_per_table,
+            bounds,
+            request.max_pairs,
+            request.decision_time_ms,
+            current_principal().user_id,
+        )
+        return convert.sprt_status(status)
+
+    @unary
+    def GetSprt(
+        self, request: arena_pb2.SprtRef, context: grpc.ServicerContext
+    ) -> arena_pb2.SprtStatus:
+        return convert.sprt_status(self.tests.status(request.test_id))
+
+    @stream
+    def WatchSprt(
+        self, request: arena_pb2.SprtRef, context: grpc.ServicerContext
+    ) -> Iterator[arena_pb2.SprtStatus]:
+        stop = threading.Event()
+        context.add_callback(stop.set)
+        for status in self.tests.watch(request.test_id, stop):
+            yield convert.sprt_status(status)
 
     @unary
     def JoinLadder(

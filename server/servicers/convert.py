@@ -10,6 +10,7 @@ from hamlet import codec
 from hamlet.v1 import arena_pb2, common_pb2
 from server.elo import BotRating
 from server.ratings.intervals import ANCHOR_BOT, ANCHOR_RATING
+from server.services.headtohead import TestStatus
 from server.services.history import History
 from server.services.ladder import LadderStatus
 from server.services.leaderboards import Published
@@ -40,6 +41,7 @@ _FORMAT = {
     "gauntlet": common_pb2.TOURNAMENT_FORMAT_GAUNTLET,
     "swiss": common_pb2.TOURNAMENT_FORMAT_SWISS,
     "ladder": common_pb2.TOURNAMENT_FORMAT_LADDER,
+    "sprt": common_pb2.TOURNAMENT_FORMAT_SPRT,
 }
 
 
@@ -232,6 +234,33 @@ def leaderboard(
             )
             for i, r in enumerate(lines)
         ],
+    )
+
+
+def sprt_status(t: TestStatus) -> arena_pb2.SprtStatus:
+    """A head-to-head test."""
+    h0, h1, mid = t.expected
+    verdict = t.verdict if t.verdict.value != "continue" else t.state.verdict
+    return arena_pb2.SprtStatus(
+        test_id=t.tournament_id,
+        game=t.game,
+        bot_a=t.bot_a,
+        bot_b=t.bot_b,
+        opponents=list(t.opponents),
+        elo0=t.bounds.elo0,
+        elo1=t.bounds.elo1,
+        alpha=t.bounds.alpha,
+        beta=t.bounds.beta,
+        expected_pairs_h0=h0,
+        expected_pairs_h1=h1,
+        expected_pairs_midway=mid,
+        pairs=t.state.blocks,
+        llr=t.state.llr,
+        lower=t.bounds.lower,
+        upper=t.bounds.upper,
+        nelo=t.state.nelo,
+        verdict=verdict.value,
+        finished=t.finished,
     )
 
 

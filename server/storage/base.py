@@ -178,6 +178,19 @@ class DecisionRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class SprtRecord:
+    """A head-to-head test's settings and verdict."""
+
+    tournament_id: str
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    max_pairs: int
+    verdict: str
+
+
+@dataclass(frozen=True, slots=True)
 class RatedResult:
     """One rated, finished match as the rating fit reads it."""
 
@@ -374,6 +387,14 @@ class Store(Protocol):
 
     def ladder_entries(self, game: str) -> list[BotRecord]:
         """The bots on a game's ladder (their latest versions), by name."""
+        ...
+
+    def save_sprt(self, record: SprtRecord) -> None:
+        """Create or update a head-to-head test's record."""
+        ...
+
+    def get_sprt(self, tournament_id: str) -> SprtRecord | None:
+        """A head-to-head test's record."""
         ...
 
     def max_round(self, tournament_id: str) -> int | None:

@@ -175,6 +175,20 @@ class Decision(Base):
     by_fallback: Mapped[bool] = mapped_column(Boolean)
 
 
+class SprtTest(Base):
+    """A head-to-head test: its hypotheses, error rates and verdict (its matches are the
+    tournament's)."""
+
+    __tablename__ = "sprt_tests"
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    elo0: Mapped[float] = mapped_column(Float)
+    elo1: Mapped[float] = mapped_column(Float)
+    alpha: Mapped[float] = mapped_column(Float)
+    beta: Mapped[float] = mapped_column(Float)
+    max_pairs: Mapped[int] = mapped_column(Integer)
+    verdict: Mapped[str] = mapped_column(String(16), default="continue")
+
+
 class LadderEntry(Base):
     """A bot that opted in to a game's continuous ladder."""
 

@@ -1,4 +1,4 @@
-"""The ladder: which bots opted in, and which of its blocks are still being played."""
+"""Continuous scheduling: the ladder's entries, head-to-head tests, and open blocks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import delete, func, select
 
 from server.storage import models as m
-from server.storage.base import BotRecord
+from server.storage.base import BotRecord, SprtRecord
 from server.storage.sql_bots import BotsPart
 from server.storage.sqlbase import FINAL
 
@@ -42,6 +42,31 @@ class LadderPart(BotsPart):
                 .order_by(m.Bot.name)
             ).all()
             return [self._bot_record(s, b) for b in bots]
+
+    def save_sprt(self, record: SprtRecord) -> None:
+        with self._tx() as s:
+            row = s.get(m.SprtTest, record.tournament_id)
+            if row is None:
+                row = m.SprtTest(tournament_id=record.tournament_id)
+                s.add(row)
+            row.elo0, row.elo1 = record.elo0, record.elo1
+            row.alpha, row.beta = record.alpha, record.beta
+            row.max_pairs, row.verdict = record.max_pairs, record.verdict
+
+    def get_sprt(self, tournament_id: str) -> SprtRecord | None:
+        with self._tx() as s:
+            row = s.get(m.SprtTest, tournament_id)
+            if row is None:
+                return None
+            return SprtRecord(
+                row.tournament_id,
+                row.elo0,
+                row.elo1,
+                row.alpha,
+                row.beta,
+                row.max_pairs,
+                row.verdict,
+            )
 
     def max_round(self, tournament_id: str) -> int | None:
         with self._tx() as s:

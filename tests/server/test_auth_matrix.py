@@ -110,7 +110,7 @@ def _world(tmp: Path, public_reads: bool) -> Iterator[World]:
         channels = [open_channel(addr, token=admin_token), open_channel(addr, token=worker_token)]
         admin = arena_pb2_grpc.ArenaStub(channels[0])
         worker = worker_pb2_grpc.MatchHostStub(channels[1])
-        fakeworker.announce(channels[1], ["toy"], bots=("alpha", "beta"))
+        fakeworker.announce(channels[1], ["toy"], bots=("alpha", "beta", "gamma", "random"))
         alice = admin.CreateUser(arena_pb2.CreateUserRequest(name="alice")).token
         bob = admin.CreateUser(arena_pb2.CreateUserRequest(name="bob")).token
         channels.append(open_channel(addr, token=alice))
@@ -184,6 +184,14 @@ ARENA: dict[str, tuple[Make, tuple[grpc.StatusCode, ...]]] = {
     "GetLeaderboard": (lambda w: arena_pb2.GetLeaderboardRequest(game="toy"), READ_ROW),
     "GetBotHistory": (lambda w: arena_pb2.BotHistoryRequest(name="alpha", game="toy"), READ_ROW),
     "GetLadder": (lambda w: arena_pb2.GetLadderRequest(game="toy"), READ_ROW),
+    "GetSprt": (lambda w: arena_pb2.SprtRef(test_id=_test(w)), READ_ROW),
+    "WatchSprt": (lambda w: arena_pb2.SprtRef(test_id=_test(w, finished=True)), READ_ROW),
+    "StartSprt": (
+        lambda w: arena_pb2.StartSprtRequest(
+            game="toy", bot_a="alpha", bot_b="beta", elo0=0, elo1=40, max_pairs=1
+        ),
+        (UNAUTH, UNAUTH, UNAUTH, UNAUTH, DENIED, OK, OK, OK, DENIED),
+    ),
     "JoinLadder": (
         lambda w: arena_pb2.LadderRequest(bot_name=w.alice_bot(), game="toy"),
         OWNED_ROW,
@@ -262,12 +270,37 @@ def _finished_match(w: World) -> str:
     return w.queue.sent[before]
 
 
+def _test(w: World, finished: bool = False) -> str:
+    """A head-to-head test of alpha and beta (played to its end when ``finished``)."""
+    before = len(w.queue.sent)
+    t = w.admin.StartSprt(
+        arena_pb2.StartSprtRequest(
+            game="toy",
+            bot_a="alpha",
+            bot_b="beta",
+            opponents=["gamma"],
+            elo0=0,
+            elo1=40,
+            max_pairs=1,
+        )
+    )
+    if finished:
+        for match_id in w.queue.sent[before:]:
+            fakeworker.play(w.channels[1], match_id)
+    return t.test_id
+
+
 def _finished_tournament(w: World) -> str:
     before = len(w.queue.sent)
     tid = w.alice_tournament(start=True)
     for match_id in w.queue.sent[before:]:
         fakeworker.play(w.channels[1], match_id)
     return tid
+
+
+STREAMS = {
+    m.name for m in arena_pb2.DESCRIPTOR.services_by_name["Arena"].methods if m.server_streaming
+}
 
 
 def _call(w: World, service: str, method: str, caller: str, request: Any) -> grpc.StatusCode:
@@ -277,7 +310,7 @@ def _call(w: World, service: str, method: str, caller: str, request: Any) -> grp
     )
     try:
         answer = getattr(stub, method)(request, timeout=10)
-        if method == "WatchTournament":
+        if method in STREAMS:
             list(answer)
     except grpc.RpcError as exc:
         code: grpc.StatusCode = exc.code()  # type: ignore[attr-defined]
