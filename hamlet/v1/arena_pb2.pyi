@@ -1321,9 +1321,9 @@ class StartSprtRequest(_message.Message):
     DECISION_TIME_MS_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     bot_a: _builtins.str
-    """the baseline"""
+    """the baseline: name (latest version) or name@version"""
     bot_b: _builtins.str
-    """the candidate"""
+    """the candidate: e.g. mine@2 against bot_a mine@1"""
     players_per_table: _builtins.int
     """0: the game's minimum"""
     elo0: _builtins.float

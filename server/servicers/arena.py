@@ -245,7 +245,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             raise InvalidArgumentError(str(exc)) from None
         status = self.tests.start(
             request.game,
-            [self.bots.get(n) for n in names],
+            [self.bots.resolve(n) for n in names],
             request.players_per_table,
             bounds,
             request.max_pairs,

@@ -136,6 +136,19 @@ class BotService:
             raise NotFoundError(f"unknown bot {name!r}")
         return bot
 
+    def resolve(self, ref: str) -> BotRecord:
+        """``name`` (its latest version) or ``name@version``, or NotFoundError."""
+        name, at, version = ref.partition("@")
+        if not at:
+            return self.get(name)
+        if not version.isdigit():
+            raise InvalidArgumentError(f"bad bot reference {ref[:80]!r}: use name or name@version")
+        found = self.store.get_bot_version(name, int(version))
+        if found is None:
+            self.get(name)
+            raise NotFoundError(f"bot {name!r} has no version {version}")
+        return found
+
     def retire(self, name: str, retired: bool = True) -> BotRecord:
         """Retire a bot (it keeps its results), or restore it with ``retired=False``."""
         v.identifier("bot name", name)

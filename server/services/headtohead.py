@@ -93,6 +93,8 @@ class HeadToHeadService:
             raise InvalidArgumentError(
                 f"tables of {players} need A, B and at least {players - 1} opponents"
             )
+        if len({b.version_id for b in bots}) != len(bots):
+            raise InvalidArgumentError("A, B and the opponents must be different bot versions")
         for bot in bots:
             if game not in bot.games or bot.retired:
                 raise InvalidArgumentError(f"bot {bot.name!r} cannot play {game} now")
@@ -137,7 +139,7 @@ class HeadToHeadService:
             raise NotFoundError(f"unknown head-to-head test {tournament_id!r}")
         bounds = sprt.Bounds(record.elo0, record.elo1, record.alpha, record.beta)
         state = sprt.evaluate(bounds, self._observations(self.store.list_matches(tournament_id)))
-        names = [b.rpartition("@")[0] for b in t.bots]
+        names = list(t.bots)  # name@version: A and B may be two versions of one bot
         return TestStatus(
             tournament_id,
             t.game,

@@ -326,6 +326,10 @@ class Store(Protocol):
         """A bot by name."""
         ...
 
+    def get_bot_version(self, name: str, version: int) -> BotRecord | None:
+        """A bot at one of its versions (``latest_version`` is then that version)."""
+        ...
+
     def list_bots(self, game: str = "", include_retired: bool = False) -> list[BotRecord]:
         """Bots, by name."""
         ...

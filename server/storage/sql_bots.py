@@ -120,6 +120,18 @@ class BotsPart(SqlBase):
             bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
             return None if bot is None else self._bot_record(s, bot)
 
+    def get_bot_version(self, name: str, version: int) -> BotRecord | None:
+        with self._tx() as s:
+            bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
+            row = None
+            if bot is not None:
+                row = s.scalar(
+                    select(m.BotVersion).where(
+                        m.BotVersion.bot_id == bot.id, m.BotVersion.version == version
+                    )
+                )
+            return None if bot is None or row is None else self._bot_record(s, bot, row)
+
     def list_bots(self, game: str = "", include_retired: bool = False) -> list[BotRecord]:
         with self._tx() as s:
             bots = s.scalars(select(m.Bot).order_by(m.Bot.name)).all()
@@ -144,13 +156,15 @@ class BotsPart(SqlBase):
             row = s.get(m.BotCode, sha256)
             return None if row is None else bytes(row.code)
 
-    def _bot_record(self, s: Session, bot: m.Bot) -> BotRecord:
-        version = s.scalar(
-            select(m.BotVersion)
-            .where(m.BotVersion.bot_id == bot.id)
-            .order_by(m.BotVersion.version.desc())
-            .limit(1)
-        )
+    def _bot_record(self, s: Session, bot: m.Bot, version: m.BotVersion | None = None) -> BotRecord:
+        """The bot at ``version`` (default: its latest)."""
+        if version is None:
+            version = s.scalar(
+                select(m.BotVersion)
+                .where(m.BotVersion.bot_id == bot.id)
+                .order_by(m.BotVersion.version.desc())
+                .limit(1)
+            )
         return BotRecord(
             name=bot.name,
             origin=bot.origin,

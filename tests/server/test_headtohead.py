@@ -3,6 +3,7 @@ as soon as the evidence decides."""
 
 from __future__ import annotations
 
+import grpc
 import pytest
 
 from hamlet.v1 import arena_pb2
@@ -74,3 +75,33 @@ def test_the_cli_shows_the_expected_length_and_the_verdict(
     out = capsys.readouterr().out
     assert "expected pairs of blocks" in out and "after 1 pairs" in out
     assert code in (0, 1)
+
+
+def test_two_versions_of_one_bot(running: Running) -> None:
+    fakeworker.announce(running.worker_channel, ["toy"], bots=("random",))
+    source = "from bots.sdk import run\nrun(lambda observation, legal: 0)\n"
+    for extra in ("", "# v2\n"):
+        running.arena.SubmitBot(
+            arena_pb2.SubmitBotRequest(name="mine", game="toy", source=source + extra)
+        )
+    started = running.arena.StartSprt(
+        arena_pb2.StartSprtRequest(game="toy", bot_a="mine@1", bot_b="mine@2", elo1=40)
+    )
+    assert (started.bot_a, started.bot_b, list(started.opponents)) == (
+        "mine@1",
+        "mine@2",
+        ["random@1"],
+    )
+    ref = arena_pb2.TournamentRef(tournament_id=started.test_id)
+    versions = {
+        (m.match_id.split(".")[-2], s.bot_version)
+        for m in running.arena.ListMatches(ref).matches
+        for s in m.seats
+        if s.bot_name == "mine"
+    }
+    assert versions == {("t0", 1), ("t1", 2)}
+    with pytest.raises(grpc.RpcError) as err:
+        running.arena.StartSprt(
+            arena_pb2.StartSprtRequest(game="toy", bot_a="mine@1", bot_b="mine@9", elo1=40)
+        )
+    assert err.value.code() == grpc.StatusCode.NOT_FOUND  # type: ignore[attr-defined]
