@@ -51,6 +51,7 @@ def _server_addr() -> str:
 def _parser() -> argparse.ArgumentParser:
     from server import commands as c
     from server import commands_accounts as ca
+    from server import commands_ranked as cr
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -91,13 +92,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--description", default="")
     p = add("retire", c.bot_retire, "retire a bot (it keeps its results)", bot)
     p.add_argument("name")
-    p = add("history", c.bot_history, "a bot's rating over time and results by opponent", bot)
+    p = add("history", cr.bot_history, "a bot's rating over time and results by opponent", bot)
     p.add_argument("name")
     p.add_argument("--game", default="", help="the game (needed if the bot plays several)")
     p = add("restore", c.bot_restore, "put a retired bot back in play (its owner or an admin)", bot)
     p.add_argument("name")
 
-    p = add("sprt", c.sprt, "is bot B better than bot A? a sequential test on paired blocks")
+    p = add("sprt", cr.sprt, "is bot B better than bot A? a sequential test on paired blocks")
     p.add_argument("a", metavar="A", help="the baseline")
     p.add_argument("b", metavar="B", help="the candidate")
     p.add_argument("--game", required=True)
@@ -114,10 +115,10 @@ def _parser() -> argparse.ArgumentParser:
         dest="ladder_command", required=True, metavar="ACTION"
     )
     for action, text in (("join", "put a bot on the ladder"), ("leave", "take it off")):
-        p = add(action, c.ladder, text, lad)
+        p = add(action, cr.ladder, text, lad)
         p.add_argument("bot")
         p.add_argument("--game", default="", help="needed if the bot plays several games")
-    p = add("status", c.ladder, "who is on a game's ladder and how busy it is", lad)
+    p = add("status", cr.ladder, "who is on a game's ladder and how busy it is", lad)
     p.add_argument("game")
 
     user = sub.add_parser("user", help="create users (admin)").add_subparsers(
@@ -214,7 +215,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--states", action="store_true", help="print the public state after each decision"
     )
-    p = add("verify", c.match_verify, "check the seed commitment and re-simulate the replay", match)
+    p = add(
+        "verify", cr.match_verify, "check the seed commitment and re-simulate the replay", match
+    )
     p.add_argument("match_id")
 
     p = add(

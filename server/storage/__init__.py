@@ -1,4 +1,4 @@
-"""Persistence behind a small interface: :class:`~server.storage.base.Store`.
+"""Persistence behind a small interface: :class:`~server.storage.protocol.Store`.
 
 ``server.storage.sql.SqlStore`` implements it with SQLAlchemy 2 (SQLite by default, PostgreSQL
 by URL); migrations live in ``server/migrations`` and run at start-up.
@@ -16,13 +16,13 @@ from server.storage.base import (
     SeatOutcome,
     SeatRecord,
     SprtRecord,
-    Store,
     StoreConflictError,
     TokenRecord,
     TournamentRecord,
     TournamentStatus,
     UserRecord,
 )
+from server.storage.protocol import Store
 from server.storage.sql import SqlStore, open_store
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The SQLAlchemy implementation of :class:`~server.storage.base.Store`.
+"""The SQLAlchemy implementation of :class:`~server.storage.protocol.Store`.
 
 SQLite (WAL, foreign keys, busy timeout) by default, PostgreSQL by URL. Finalizing a match is
 one transaction guarded by ``UPDATE ... WHERE status NOT IN (final)``: of two reports for the
@@ -20,7 +20,7 @@ __all__ = ["SqlStore", "make_engine", "open_store"]
 
 
 class SqlStore(AccountsPart, LadderPart, TournamentsPart, MatchesPart, RatingsPart):
-    """:class:`~server.storage.base.Store` on a SQLAlchemy engine."""
+    """:class:`~server.storage.protocol.Store` on a SQLAlchemy engine."""
 
 
 def open_store(url: str, migrate: bool = True) -> SqlStore:

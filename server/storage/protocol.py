@@ -1,0 +1,250 @@
+"""The storage interface: what the services need from persistence (no SQLAlchemy here)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from server.elo import BotRating
+from server.storage.base import (
+    BotRecord,
+    DecisionRecord,
+    MatchRecord,
+    MatchStatus,
+    NewMatch,
+    NewTournament,
+    Outcome,
+    RatedResult,
+    SprtRecord,
+    TokenRecord,
+    TournamentRecord,
+    TournamentStatus,
+    UserRecord,
+)
+
+
+class Store(Protocol):
+    """What the services need from persistence. Every method is one transaction."""
+
+    def create_user(self, name: str, admin: bool, now: datetime) -> UserRecord:
+        """A new user; :class:`StoreConflictError` if the name is taken."""
+        ...
+
+    def get_user(self, name: str) -> UserRecord | None:
+        """A user by name."""
+        ...
+
+    def has_admin(self) -> bool:
+        """Whether any admin user exists."""
+        ...
+
+    def add_token(
+        self,
+        user_id: int,
+        token_id: str,
+        scopes: Sequence[str],
+        label: str,
+        salt: str,
+        secret_hash: str,
+        now: datetime,
+        expires_at: datetime | None,
+    ) -> TokenRecord:
+        """Store a new token."""
+        ...
+
+    def get_token(self, token_id: str) -> TokenRecord | None:
+        """A token by its public id."""
+        ...
+
+    def list_tokens(self, user_id: int) -> list[TokenRecord]:
+        """A user's tokens, oldest first."""
+        ...
+
+    def revoke_token(self, token_id: str, now: datetime) -> TokenRecord | None:
+        """Mark a token revoked (idempotent); None if unknown."""
+        ...
+
+    def upsert_builtin_bot(self, name: str, games: Sequence[str], description: str) -> BotRecord:
+        """Register (or refresh) a built-in bot."""
+        ...
+
+    def upsert_builtin_bots(
+        self, bots: Sequence[tuple[str, Sequence[str], str]]
+    ) -> list[BotRecord]:
+        """Register several built-in bots ``(name, games, description)`` in one transaction:
+        all or none (a :class:`StoreConflictError` on one writes nothing)."""
+        ...
+
+    def add_bot_version(
+        self,
+        name: str,
+        game: str,
+        code: bytes,
+        sha256: str,
+        description: str,
+        owner_id: int,
+        runtime: str = "python3",
+    ) -> tuple[BotRecord, bool]:
+        """Store code and a new version unless this code is already one; (bot, created).
+        A new bot belongs to ``owner_id``; an existing one keeps its owner."""
+        ...
+
+    def get_bot(self, name: str) -> BotRecord | None:
+        """A bot by name."""
+        ...
+
+    def get_bot_version(self, name: str, version: int) -> BotRecord | None:
+        """A bot at one of its versions (``latest_version`` is then that version)."""
+        ...
+
+    def list_bots(self, game: str = "", include_retired: bool = False) -> list[BotRecord]:
+        """Bots, by name."""
+        ...
+
+    def retire_bot(self, name: str, retired: bool = True) -> BotRecord | None:
+        """Mark a bot retired (or restore it with ``retired=False``); ``None`` if unknown."""
+        ...
+
+    def get_code(self, sha256: str) -> bytes | None:
+        """Uploaded code by hash."""
+        ...
+
+    def create_tournament(self, spec: NewTournament) -> TournamentRecord:
+        """Create a tournament and all its matches (PENDING)."""
+        ...
+
+    def add_matches(
+        self, tournament_id: str, rules_version: str, matches: Sequence[NewMatch]
+    ) -> bool:
+        """Add matches (PENDING) to a tournament, unless one of them exists already (another
+        call added this round first): True if added."""
+        ...
+
+    def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
+        """A tournament with its counts."""
+        ...
+
+    def list_tournaments(self, limit: int) -> list[TournamentRecord]:
+        """Newest first."""
+        ...
+
+    def set_tournament_status(
+        self, tournament_id: str, status: TournamentStatus, only_from: Sequence[TournamentStatus]
+    ) -> bool:
+        """Change status if the current one is in ``only_from``; True if changed."""
+        ...
+
+    def list_matches(
+        self, tournament_id: str, statuses: Sequence[MatchStatus] = ()
+    ) -> list[MatchRecord]:
+        """A tournament's matches (optionally only some statuses), in creation order."""
+        ...
+
+    def finished_matches(self, tournament_id: str) -> list[MatchRecord]:
+        """A tournament's final matches in the order they became final."""
+        ...
+
+    def get_match(self, match_id: str) -> MatchRecord | None:
+        """A match with its seats."""
+        ...
+
+    def get_decisions(self, match_id: str) -> list[DecisionRecord]:
+        """A match's action log."""
+        ...
+
+    def set_ladder_entry(self, game: str, bot_name: str, joined: bool, now: datetime) -> bool:
+        """Opt a bot in to (or out of) a game's ladder; True if that changed anything."""
+        ...
+
+    def ladder_entries(self, game: str) -> list[BotRecord]:
+        """The bots on a game's ladder (their latest versions), by name."""
+        ...
+
+    def save_sprt(self, record: SprtRecord) -> None:
+        """Create or update a head-to-head test's record."""
+        ...
+
+    def get_sprt(self, tournament_id: str) -> SprtRecord | None:
+        """A head-to-head test's record."""
+        ...
+
+    def max_round(self, tournament_id: str) -> int | None:
+        """The highest round planned so far (None before the first)."""
+        ...
+
+    def open_blocks(self, tournament_id: str) -> list[tuple[int, tuple[str, ...]]]:
+        """(round, bot names of rotation 0) of every block with a match not yet final."""
+        ...
+
+    def match_queues(self, match_ids: Sequence[str]) -> dict[str, str]:
+        """The queue of each match."""
+        ...
+
+    def block_open(self, tournament_id: str, round: int, table: int) -> bool:
+        """Whether a match of this duplicate block (the rotations sharing a seed) is not final."""
+        ...
+
+    def mark_queued(self, match_ids: Sequence[str], now: datetime) -> list[str]:
+        """PENDING/QUEUED/RUNNING (non-final) -> QUEUED with attempts + 1; ids changed."""
+        ...
+
+    def claim_match(
+        self, match_id: str, worker_id: str, lease_until: datetime, attempt_hash: str
+    ) -> MatchRecord | None:
+        """Lease a QUEUED or RUNNING match of a RUNNING tournament to a new attempt; None if
+        the match may not be claimed (final, pending, or its tournament is not running)."""
+        ...
+
+    def attempt_hash(self, match_id: str) -> str | None:
+        """The digest of the current claim's attempt token (None before any claim)."""
+        ...
+
+    def finalize_match(
+        self, match_id: str, outcome: Outcome, now: datetime, attempt_hash: str
+    ) -> bool:
+        """Record a result if the match is RUNNING under this attempt with its lease not expired
+        (and update ratings); True if recorded."""
+        ...
+
+    def void_attempt(
+        self,
+        match_id: str,
+        reason: str,
+        max_attempts: int,
+        lease_expired_by: datetime | None = None,
+        attempt_hash: str | None = None,
+    ) -> MatchStatus | None:
+        """An attempt failed for infrastructure reasons: QUEUED again, or FAILED when out of
+        attempts; ``None`` if the match is unknown or already final (or, with
+        ``lease_expired_by``, if its lease was renewed past that time meanwhile; or, with
+        ``attempt_hash``, if that is not the current RUNNING attempt)."""
+        ...
+
+    def cancel_open_matches(self, tournament_id: str, now: datetime) -> int:
+        """Cancel every non-final match of a tournament; how many."""
+        ...
+
+    def stale_matches(self, now: datetime, queued_before: datetime) -> list[str]:
+        """RUNNING matches whose lease expired and QUEUED ones queued before ``queued_before``."""
+        ...
+
+    def leaderboard(self, game: str) -> list[BotRating]:
+        """Ratings of a game, best first."""
+        ...
+
+    def rated_results(self, game: str, rules_version: str) -> list[RatedResult]:
+        """Every rated finished match of a game under one rules version, in match-id order."""
+        ...
+
+    def rated_log(self, game: str) -> list[tuple[str, datetime, tuple[str, ...], tuple[int, ...]]]:
+        """A game's rated results in recording order: (match id, when, bots, ranks)."""
+        ...
+
+    def rated_result_count(self, game: str) -> int:
+        """How many rated results a game has (changes when a result is recorded)."""
+        ...
+
+    def rebuild_ratings(self, game: str) -> list[BotRating]:
+        """Recompute a game's ratings from the result log; best first."""
+        ...
