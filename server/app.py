@@ -156,6 +156,10 @@ def build_server(
         enqueuer or CeleryEnqueuer(settings.redis_url, store.match_queues), metrics
     )
     metrics.watch_queue(queue.queue_depth)
+    metrics.watch_tournaments(
+        lambda: {state.value: n for state, n in store.tournament_counts().items()}
+    )
+    store.time_statements(metrics.statement)
     services = Services(
         bots=BotService(store),
         tournaments=TournamentService(store, queue, settings.default_decision_time_ms),
@@ -194,7 +198,7 @@ def build_server(
             services.tournaments,
             services.matches,
             services.accounts,
-            LeaderboardService(store),
+            LeaderboardService(store, on_fit=metrics.fitted),
         ),
         server,
     )

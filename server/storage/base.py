@@ -333,6 +333,10 @@ class Store(Protocol):
         """Newest first."""
         ...
 
+    def tournament_counts(self) -> dict[TournamentStatus, int]:
+        """How many tournaments are in each status (every status, zeros included)."""
+        ...
+
     def set_tournament_status(
         self, tournament_id: str, status: TournamentStatus, only_from: Sequence[TournamentStatus]
     ) -> bool:
