@@ -19,6 +19,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import CollectorRegistry
 
+import games
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, worker_pb2, worker_pb2_grpc
 from server.auth import AuthInterceptor
 from server.boundary import BoundaryInterceptor
@@ -156,6 +157,7 @@ def build_server(
         enqueuer or CeleryEnqueuer(settings.redis_url, store.match_queues), metrics
     )
     metrics.watch_queue(queue.queue_depth)
+    metrics.start_at_zero(games.names())
     metrics.watch_tournaments(
         lambda: {state.value: n for state, n in store.tournament_counts().items()}
     )

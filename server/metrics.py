@@ -10,7 +10,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import (
@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 #: Outcomes of a recorded match.
 OUTCOMES = ("completed", "forfeit", "failed")
+#: Why a match went back to the queue.
+REQUEUE_REASONS = ("void", "lease")
 #: A worker counts as seen for this long after its last announcement or claim.
 WORKER_SEEN_WINDOW_SECONDS = 300.0
 #: At most this many worker ids are remembered (worker ids come from the network).
@@ -170,6 +172,15 @@ class ServerMetrics:
             registry=r,
         )
         self.workers_seen.set_function(lambda: float(self.sightings.recent()))
+        for reason in REQUEUE_REASONS:
+            self.matches_requeued.labels(reason)
+
+    def start_at_zero(self, games: Iterable[str]) -> None:
+        """Export every game's finished-match counters from 0, so that a rate (the alerts')
+        counts the first matches too (a series that appears at 1 loses its first increase)."""
+        for game in games:
+            for outcome in OUTCOMES:
+                self.matches_recorded.labels(game, outcome)
 
     def watch_queue(self, depth: Callable[[], int | None]) -> None:
         """Read the queue depth from ``depth`` at every scrape."""
