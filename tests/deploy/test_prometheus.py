@@ -159,7 +159,7 @@ class Prometheus:
         assert self.proc.poll() is None, self.log.read_text(errors="replace")
         try:
             with urllib.request.urlopen(f"{self.url}/-/ready", timeout=2) as r:
-                return r.status == 200
+                return bool(r.status == 200)
         except (urllib.error.URLError, OSError):
             return False
 
@@ -220,7 +220,7 @@ def scrape_config(server_port: int, worker_port: int) -> dict[str, Any]:
 
 def without_delays(rules: dict[str, Any]) -> dict[str, Any]:
     """The rules with every ``for:`` removed: an alert fires at its first true evaluation."""
-    copy = json.loads(json.dumps(rules))
+    copy: dict[str, Any] = json.loads(json.dumps(rules))
     for group in copy["groups"]:
         for rule in group["rules"]:
             rule.pop("for", None)
@@ -297,7 +297,7 @@ def test_prometheus_scrapes_hamlet_and_every_query_and_alert_works(tmp_path: Pat
         def settled() -> bool:
             t = stub.GetTournament(ref, timeout=10)
             done = t.matches_finished + t.matches_failed + t.matches_cancelled
-            return t.matches_total > 0 and done == t.matches_total
+            return bool(t.matches_total > 0 and done == t.matches_total)
 
         wait_until(settled, 150, "the tournament", step=0.5)
         total = stub.GetTournament(ref, timeout=10).matches_total
