@@ -23,6 +23,7 @@ import os
 import random
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from celery import Celery, signals
@@ -120,11 +121,15 @@ def check_sandbox(config: WorkerConfig) -> SandboxReport:
 ANNOUNCE_INTERVAL_S = 60.0
 
 
-def keep_announcing(config: WorkerConfig, interval_s: float = ANNOUNCE_INTERVAL_S) -> None:
+def keep_announcing(
+    config: WorkerConfig,
+    interval_s: float = ANNOUNCE_INTERVAL_S,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
     """Announce, then announce again every ``interval_s`` seconds (a daemon thread's loop)."""
     announce(config)
     while True:
-        time.sleep(interval_s)
+        sleep(interval_s)
         announce(config, attempts=1, again=True)
 
 
