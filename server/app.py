@@ -19,6 +19,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import CollectorRegistry
 
+import games
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, worker_pb2, worker_pb2_grpc
 from server.auth import AuthInterceptor
 from server.boundary import BoundaryInterceptor
@@ -163,6 +164,11 @@ def build_server(
         enqueuer or CeleryEnqueuer(settings.redis_url, store.match_queues), metrics
     )
     metrics.watch_queue(queue.queue_depth)
+    metrics.start_at_zero(games.names())
+    metrics.watch_tournaments(
+        lambda: {state.value: n for state, n in store.tournament_counts().items()}
+    )
+    store.time_statements(metrics.statement)
     services = Services(
         bots=BotService(store),
         tournaments=TournamentService(store, queue, settings.default_decision_time_ms),
@@ -210,7 +216,7 @@ def build_server(
             services.tournaments,
             services.matches,
             services.accounts,
-            LeaderboardService(store),
+            LeaderboardService(store, on_fit=metrics.fitted),
             HistoryService(store),
             ladder,
             tests,

@@ -6,8 +6,11 @@ names, outcomes; never match or bot ids). Tests pass a fresh ``CollectorRegistry
 
 from __future__ import annotations
 
+import logging
 import math
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import (
@@ -18,17 +21,87 @@ from prometheus_client import (
     Histogram,
     start_http_server,
 )
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+log = logging.getLogger(__name__)
 
 #: Outcomes of a recorded match.
 OUTCOMES = ("completed", "forfeit", "failed")
+#: Why a match went back to the queue.
+REQUEUE_REASONS = ("void", "lease")
+#: A worker counts as seen for this long after its last announcement or claim.
+WORKER_SEEN_WINDOW_SECONDS = 300.0
+#: At most this many worker ids are remembered (worker ids come from the network).
+MAX_REMEMBERED_WORKERS = 10_000
+
+
+class _TournamentStates(Collector):
+    """``hamlet_server_tournaments{state}``: read from the store at every scrape."""
+
+    NAME = "hamlet_server_tournaments"
+    HELP = "Tournaments by state (created, running, finished, cancelled)."
+
+    def __init__(self) -> None:
+        self.counts: Callable[[], Mapping[str, int]] | None = None
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        family = GaugeMetricFamily(self.NAME, self.HELP, labels=["state"])
+        if self.counts is not None:
+            try:
+                counts = self.counts()
+            except Exception:  # a scrape must not fail with the database
+                log.exception("could not count tournaments for the metrics")
+                counts = {}
+            for state, n in sorted(counts.items()):
+                family.add_metric([state], float(n))
+        yield family
+
+    def describe(self) -> Iterator[GaugeMetricFamily]:
+        yield GaugeMetricFamily(self.NAME, self.HELP, labels=["state"])
+
+
+class WorkerSightings:
+    """When each worker last announced itself or claimed a match (in memory, this process).
+
+    Only the count of recently seen workers is exported: worker ids never become labels."""
+
+    def __init__(
+        self,
+        window_seconds: float = WORKER_SEEN_WINDOW_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.window = window_seconds
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._last: dict[str, float] = {}
+
+    def seen(self, worker_id: str) -> None:
+        now = self.clock()
+        with self._lock:
+            self._last.pop(worker_id, None)  # re-inserted last: the dict stays oldest first
+            self._last[worker_id] = now
+            while len(self._last) > MAX_REMEMBERED_WORKERS:
+                del self._last[next(iter(self._last))]
+
+    def recent(self) -> int:
+        """Workers seen within the window (older entries are forgotten)."""
+        cutoff = self.clock() - self.window
+        with self._lock:
+            for worker_id in [w for w, t in self._last.items() if t < cutoff]:
+                del self._last[worker_id]
+            return len(self._last)
 
 
 class ServerMetrics:
     """Every metric the server exports."""
 
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+    def __init__(
+        self, registry: CollectorRegistry | None = None, sightings: WorkerSightings | None = None
+    ) -> None:
         self.registry = REGISTRY if registry is None else registry
         r = self.registry
+        self.sightings = WorkerSightings() if sightings is None else sightings
         self.grpc_calls = Counter(
             "hamlet_grpc_server_handled_total",
             "gRPC calls handled, by method and status code.",
@@ -70,9 +143,61 @@ class ServerMetrics:
             registry=r,
         )
 
+        self.tournaments = _TournamentStates()
+        r.register(self.tournaments)
+        self.rating_fit_seconds = Histogram(
+            "hamlet_server_rating_fit_seconds",
+            "Time to fit a game's leaderboard (the rating fit and its intervals), by game.",
+            ["game"],
+            buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+            registry=r,
+        )
+        self.rating_fit_matches = Gauge(
+            "hamlet_server_rating_fit_matches",
+            "Rated matches in the last leaderboard fit, by game.",
+            ["game"],
+            registry=r,
+        )
+        self.store_latency = Histogram(
+            "hamlet_server_store_seconds",
+            "Time of one SQL statement of the store, by kind (select, insert, update, delete).",
+            ["operation"],
+            buckets=(0.0001, 0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5),
+            registry=r,
+        )
+        self.workers_seen = Gauge(
+            "hamlet_server_workers_seen",
+            f"Workers that announced themselves or claimed a match in the last "
+            f"{self.sightings.window:g} seconds.",
+            registry=r,
+        )
+        self.workers_seen.set_function(lambda: float(self.sightings.recent()))
+        for reason in REQUEUE_REASONS:
+            self.matches_requeued.labels(reason)
+
+    def start_at_zero(self, games: Iterable[str]) -> None:
+        """Export every game's finished-match counters from 0, so that a rate (the alerts')
+        counts the first matches too (a series that appears at 1 loses its first increase)."""
+        for game in games:
+            for outcome in OUTCOMES:
+                self.matches_recorded.labels(game, outcome)
+
     def watch_queue(self, depth: Callable[[], int | None]) -> None:
         """Read the queue depth from ``depth`` at every scrape."""
         self.queue_depth.set_function(lambda: _nan_if_none(depth()))
+
+    def watch_tournaments(self, counts: Callable[[], Mapping[str, int]]) -> None:
+        """Read the tournaments per state from ``counts`` at every scrape."""
+        self.tournaments.counts = counts
+
+    def fitted(self, game: str, seconds: float, matches: int) -> None:
+        """Record one leaderboard fit."""
+        self.rating_fit_seconds.labels(game=game).observe(seconds)
+        self.rating_fit_matches.labels(game=game).set(matches)
+
+    def statement(self, operation: str, seconds: float) -> None:
+        """Record one store statement."""
+        self.store_latency.labels(operation=operation).observe(seconds)
 
 
 def _nan_if_none(value: int | None) -> float:

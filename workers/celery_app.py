@@ -11,7 +11,8 @@ Signals: the main process checks the visibility timeout and the sandbox (logging
 and why uploaded bots are refused if they are), and starts the aggregated
 metrics endpoint (``celeryd_after_setup``: logging is up, the pool not yet forked); each
 pool child announces the worker's built-in bots to the server (``worker_process_init``, in
-a background thread that retries while the server is not up yet) and is marked dead for
+a background thread that retries while the server is not up yet, and announces again every
+minute: the server's count of workers seen) and is marked dead for
 the metrics when it exits (``worker_process_shutdown``).
 """
 
@@ -22,6 +23,7 @@ import os
 import random
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from celery import Celery, signals
@@ -114,7 +116,26 @@ def check_sandbox(config: WorkerConfig) -> SandboxReport:
     return report
 
 
-def announce(config: WorkerConfig, attempts: int = 60, wait_s: float = 1.0) -> bool:
+#: A pool child announces itself again this often, so the server counts an idle worker as seen
+#: (``hamlet_server_workers_seen``).
+ANNOUNCE_INTERVAL_S = 60.0
+
+
+def keep_announcing(
+    config: WorkerConfig,
+    interval_s: float = ANNOUNCE_INTERVAL_S,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Announce, then announce again every ``interval_s`` seconds (a daemon thread's loop)."""
+    announce(config)
+    while True:
+        sleep(interval_s)
+        announce(config, attempts=1, again=True)
+
+
+def announce(
+    config: WorkerConfig, attempts: int = 60, wait_s: float = 1.0, again: bool = False
+) -> bool:
     """Announce this worker's built-in bots and runtimes, retrying while the server is down."""
     rng = random.Random()
     bots = builtin_bots()
@@ -124,7 +145,12 @@ def announce(config: WorkerConfig, attempts: int = 60, wait_s: float = 1.0) -> b
         try:
             with config.host_client(attempts=1) as host:
                 host.announce(config.name, bots, runtimes, report.tier.value)
-            log.info("announced built-in bots %s, runtimes %s", [b.name for b in bots], runtimes)
+            log.log(
+                logging.DEBUG if again else logging.INFO,
+                "announced built-in bots %s, runtimes %s",
+                [b.name for b in bots],
+                runtimes,
+            )
             return True
         except HostUnavailableError as exc:
             delay = min(30.0, wait_s * 2 ** min(attempt, 5)) * rng.uniform(0.5, 1.5)
@@ -167,7 +193,9 @@ def _on_child_init(**_: Any) -> None:
         removed = sweep_stale_dirs() + sweep_stale(config.sandbox_cgroup)
         if removed:
             log.info("removed %d sandbox directories and cgroups left by dead workers", removed)
-        threading.Thread(target=announce, args=(config,), name="announce", daemon=True).start()
+        threading.Thread(
+            target=keep_announcing, args=(config,), name="announce", daemon=True
+        ).start()
 
 
 @signals.worker_process_shutdown.connect

@@ -104,6 +104,7 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
         self, request: worker_pb2.ClaimMatchRequest, context: grpc.ServicerContext
     ) -> worker_pb2.ClaimMatchResponse:
         claim = self.matches.claim(request.match_id, request.worker_id)
+        self.metrics.sightings.seen(request.worker_id)
         return worker_pb2.ClaimMatchResponse(
             match=match_spec(claim.match),
             already_final=claim.already_final,
@@ -156,4 +157,5 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
             [BuiltinBot(b.name, tuple(b.games), b.description) for b in request.builtin_bots],
             request.worker_id,
         )
+        self.metrics.sightings.seen(request.worker_id)
         return worker_pb2.AnnounceWorkerResponse()

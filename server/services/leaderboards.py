@@ -4,6 +4,8 @@ arrive, shown per bot version or per bot (its latest version)."""
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -61,8 +63,12 @@ def split_version(key: str) -> tuple[str, int]:
 class LeaderboardService:
     """Fits on demand and keeps the last fit per (game, rules version) until results change."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(
+        self, store: Store, on_fit: Callable[[str, float, int], None] | None = None
+    ) -> None:
         self.store = store
+        #: Told ``(game, seconds, matches)`` after every fit (the server's metrics).
+        self.on_fit = on_fit
         self._lock = threading.Lock()
         self._cache: dict[tuple[str, str], tuple[int, Published]] = {}
 
@@ -76,7 +82,10 @@ class LeaderboardService:
             cached = self._cache.get((game, rules))
         if cached is not None and cached[0] == count:
             return cached[1]
+        started = time.perf_counter()
         board = self._fit(game, rules)
+        if self.on_fit is not None:
+            self.on_fit(game, time.perf_counter() - started, board.matches)
         with self._lock:
             self._cache[(game, rules)] = (count, board)
         return board

@@ -125,6 +125,10 @@ class Store(Protocol):
         """A tournament with its counts."""
         ...
 
+    def tournament_counts(self) -> dict[TournamentStatus, int]:
+        """How many tournaments are in each status (every status, zeros included)."""
+        ...
+
     def list_tournaments(self, limit: int) -> list[TournamentRecord]:
         """Newest first."""
         ...

@@ -107,6 +107,14 @@ class TournamentsPart(SqlBase):
             ).all()
             return [r for r in (self._tournament_record(s, i) for i in ids) if r is not None]
 
+    def tournament_counts(self) -> dict[TournamentStatus, int]:
+        with self._tx() as s:
+            rows = s.execute(
+                select(m.Tournament.status, func.count()).group_by(m.Tournament.status)
+            ).all()
+        found = {str(status): int(n) for status, n in rows}
+        return {t: found.get(t.value, 0) for t in TournamentStatus}
+
     def set_tournament_status(
         self, tournament_id: str, status: TournamentStatus, only_from: Sequence[TournamentStatus]
     ) -> bool:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from server.storage.base import MatchStatus
 
 FINAL = [s.value for s in MatchStatus if s.final]
+#: The statement kinds the store's latency is reported by (a closed set: a metric label).
+OPERATIONS = ("select", "insert", "update", "delete", "other")
+_STARTED = "hamlet_statement_started"
 
 
 def make_engine(url: str) -> Engine:
@@ -46,6 +50,19 @@ class SqlBase:
         #: (the database's row locks still guard against a second server process).
         self._record_lock = threading.Lock()
 
+    def time_statements(self, observe: Callable[[str, float], None]) -> None:
+        """Call ``observe(operation, seconds)`` after every SQL statement this store runs."""
+
+        @event.listens_for(self.engine, "before_cursor_execute")
+        def _before(conn: Any, *_: Any) -> None:
+            conn.info[_STARTED] = time.perf_counter()
+
+        @event.listens_for(self.engine, "after_cursor_execute")
+        def _after(conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+            started = conn.info.pop(_STARTED, None)
+            if started is not None:
+                observe(operation(statement), time.perf_counter() - started)
+
     def close(self) -> None:
         """Release the connection pool."""
         self.engine.dispose()
@@ -59,3 +76,9 @@ class SqlBase:
 def rowcount(result: Any) -> int:
     """Rows changed by an UPDATE (0 when the driver does not say)."""
     return int(getattr(result, "rowcount", 0) or 0)
+
+
+def operation(statement: str) -> str:
+    """The kind of a SQL statement: one of :data:`OPERATIONS`."""
+    word = statement.lstrip().split(None, 1)[0].lower() if statement.strip() else ""
+    return word if word in OPERATIONS else "other"

@@ -78,3 +78,26 @@ def test_announced_bots_name_their_games() -> None:
     import games
 
     assert list(announced["random"].games) == games.names()
+
+
+def test_pool_children_announce_again_every_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[dict[str, object]] = []
+    sleeps: list[float] = []
+
+    class StopError(Exception):
+        pass
+
+    def fake_announce(config: WorkerConfig, **kwargs: object) -> bool:
+        calls.append(kwargs)
+        return True
+
+    def fake_sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        if len(sleeps) == 3:
+            raise StopError
+
+    monkeypatch.setattr(celery_app, "announce", fake_announce)
+    with pytest.raises(StopError):
+        celery_app.keep_announcing(WorkerConfig(), interval_s=60, sleep=fake_sleep)
+    assert calls == [{}, {"attempts": 1, "again": True}, {"attempts": 1, "again": True}]
+    assert sleeps == [60, 60, 60]
