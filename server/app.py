@@ -181,7 +181,12 @@ def build_server(
         ),
         accounts=AccountService(store),
     )
-    ladder = LadderService(store, queue, settings.default_decision_time_ms)
+    ladder = LadderService(
+        store,
+        queue,
+        settings.default_decision_time_ms,
+        on_block=lambda game: metrics.ladder_blocks.labels(game).inc(),
+    )
     tests = HeadToHeadService(store, queue, settings.default_decision_time_ms)
 
     def on_final(tournament_id: str) -> None:

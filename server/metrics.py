@@ -137,6 +137,12 @@ class ServerMetrics:
             "Match tasks sent to the queue.",
             registry=r,
         )
+        self.ladder_blocks = Counter(
+            "hamlet_server_ladder_blocks_total",
+            "Blocks the continuous ladder scheduled, by game.",
+            ["game"],
+            registry=r,
+        )
         self.queue_depth = Gauge(
             "hamlet_match_queue_depth",
             "Match tasks waiting in the Redis queue (NaN when Redis does not answer).",

@@ -62,11 +62,13 @@ class LadderService:
         enqueuer: Enqueuer,
         decision_time_ms: int = 1000,
         now: Callable[[], datetime] | None = None,
+        on_block: Callable[[str], object] | None = None,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
         self.decision_time_ms = decision_time_ms
         self.now = now or utcnow
+        self.on_block = on_block  # told the game of each block scheduled (a metric)
         self._lock = threading.Lock()  # one scheduler at a time in this process
 
     def join(self, bot: BotRecord, game: str) -> LadderStatus:
@@ -141,6 +143,8 @@ class LadderService:
                 break  # another call scheduled this block number first
             queued += self.store.mark_queued([m.match_id for m in matches], self.now())
             open_blocks.append((rnd, tuple(b.name for b in table)))
+            if self.on_block is not None:
+                self.on_block(game)
         self.enqueuer.enqueue(queued)
         return queued
 
