@@ -120,6 +120,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--game", default="", help="needed if the bot plays several games")
     p = add("status", cr.ladder, "who is on a game's ladder and how busy it is", lad)
     p.add_argument("game")
+    p = add("end", cr.ladder, "end the running season and start the next (admin)", lad)
+    p.add_argument("game")
 
     user = sub.add_parser("user", help="create users (admin)").add_subparsers(
         dest="user_command", required=True, metavar="ACTION"

@@ -116,14 +116,19 @@ def sprt(args: argparse.Namespace) -> int:
 
 
 def ladder(args: argparse.Namespace) -> int:
-    """``hamlet ladder join|leave BOT [--game G]`` and ``hamlet ladder status GAME``."""
+    """``hamlet ladder join|leave BOT [--game G]``, ``hamlet ladder status|end GAME``."""
     stub = arena(args)
-    if args.ladder_command == "status":
-        status = stub.GetLadder(arena_pb2.GetLadderRequest(game=args.game), timeout=args.timeout)
+    command = args.ladder_command
+    if command in ("status", "end"):
+        which = arena_pb2.GetLadderRequest(game=args.game)
+        if command == "status":
+            status = stub.GetLadder(which, timeout=args.timeout)
+        else:
+            status = stub.EndLadderSeason(which, timeout=args.timeout)
     else:
         req = arena_pb2.LadderRequest(bot_name=args.bot, game=args.game)
-        call = stub.JoinLadder if args.ladder_command == "join" else stub.LeaveLadder
-        status = call(req, timeout=args.timeout)
+        change = stub.JoinLadder if command == "join" else stub.LeaveLadder
+        status = change(req, timeout=args.timeout)
     if args.json:
         print_json(to_dict(status))
         return EXIT_OK

@@ -1279,7 +1279,7 @@ class LadderStatus(_message.Message):
     BLOCKS_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     tournament_id: _builtins.str
-    """the ladder season (GetTournament, WatchTournament, ListMatches)"""
+    """the running season (GetTournament, WatchTournament, ListMatches)"""
     open_blocks: _builtins.int
     blocks: _builtins.int
     """scheduled so far"""

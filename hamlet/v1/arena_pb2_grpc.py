@@ -140,6 +140,11 @@ class ArenaStub:
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.GetLadderRequest.SerializeToString,
                 response_deserializer=hamlet_dot_v1_dot_arena__pb2.LadderStatus.FromString,
                 _registered_method=True)
+        self.EndLadderSeason = channel.unary_unary(
+                '/hamlet.v1.Arena/EndLadderSeason',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.GetLadderRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.LadderStatus.FromString,
+                _registered_method=True)
         self.RestoreBot = channel.unary_unary(
                 '/hamlet.v1.Arena/RestoreBot',
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.RetireBotRequest.SerializeToString,
@@ -315,6 +320,13 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EndLadderSeason(self, request, context):
+        """End the running season (admin): its seed is revealed and the next season starts.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RestoreBot(self, request, context):
         """A retired bot back in play (its owner or an admin).
         """
@@ -462,6 +474,11 @@ def add_ArenaServicer_to_server(servicer, server):
             ),
             'GetLadder': grpc.unary_unary_rpc_method_handler(
                     servicer.GetLadder,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.GetLadderRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.LadderStatus.SerializeToString,
+            ),
+            'EndLadderSeason': grpc.unary_unary_rpc_method_handler(
+                    servicer.EndLadderSeason,
                     request_deserializer=hamlet_dot_v1_dot_arena__pb2.GetLadderRequest.FromString,
                     response_serializer=hamlet_dot_v1_dot_arena__pb2.LadderStatus.SerializeToString,
             ),
@@ -1061,6 +1078,33 @@ class Arena:
             request,
             target,
             '/hamlet.v1.Arena/GetLadder',
+            hamlet_dot_v1_dot_arena__pb2.GetLadderRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.LadderStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EndLadderSeason(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/EndLadderSeason',
             hamlet_dot_v1_dot_arena__pb2.GetLadderRequest.SerializeToString,
             hamlet_dot_v1_dot_arena__pb2.LadderStatus.FromString,
             options,

@@ -81,6 +81,8 @@ class ArenaStub:
     """
     LeaveLadder: _grpc.UnaryUnaryMultiCallable[_arena_pb2.LadderRequest, _arena_pb2.LadderStatus]
     GetLadder: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetLadderRequest, _arena_pb2.LadderStatus]
+    EndLadderSeason: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetLadderRequest, _arena_pb2.LadderStatus]
+    """End the running season (admin): its seed is revealed and the next season starts."""
     RestoreBot: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RetireBotRequest, _arena_pb2.BotInfo]
     """A retired bot back in play (its owner or an admin)."""
     WhoAmI: _grpc.UnaryUnaryMultiCallable[_arena_pb2.WhoAmIRequest, _arena_pb2.WhoAmIResponse]
@@ -136,6 +138,8 @@ class ArenaAsyncStub(ArenaStub):
     """
     LeaveLadder: _aio.UnaryUnaryMultiCallable[_arena_pb2.LadderRequest, _arena_pb2.LadderStatus]  # type: ignore[assignment]
     GetLadder: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetLadderRequest, _arena_pb2.LadderStatus]  # type: ignore[assignment]
+    EndLadderSeason: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetLadderRequest, _arena_pb2.LadderStatus]  # type: ignore[assignment]
+    """End the running season (admin): its seed is revealed and the next season starts."""
     RestoreBot: _aio.UnaryUnaryMultiCallable[_arena_pb2.RetireBotRequest, _arena_pb2.BotInfo]  # type: ignore[assignment]
     """A retired bot back in play (its owner or an admin)."""
     WhoAmI: _aio.UnaryUnaryMultiCallable[_arena_pb2.WhoAmIRequest, _arena_pb2.WhoAmIResponse]  # type: ignore[assignment]
@@ -314,6 +318,14 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
         request: _arena_pb2.GetLadderRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.LadderStatus, _abc.Awaitable[_arena_pb2.LadderStatus]]: ...
+
+    @_abc_1.abstractmethod
+    def EndLadderSeason(
+        self,
+        request: _arena_pb2.GetLadderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.LadderStatus, _abc.Awaitable[_arena_pb2.LadderStatus]]:
+        """End the running season (admin): its seed is revealed and the next season starts."""
 
     @_abc_1.abstractmethod
     def RestoreBot(

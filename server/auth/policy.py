@@ -65,6 +65,7 @@ METHODS: dict[str, Access] = {
         )
     },
     f"{ARENA}/CreateUser": Access.ADMIN,
+    f"{ARENA}/EndLadderSeason": Access.ADMIN,
     **{f"{ARENA}/{m}": Access.USER for m in ("CreateToken", "ListTokens", "RevokeToken")},
     **{
         f"{MATCH_HOST}/{m}": Access.WORKER

@@ -289,6 +289,12 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     ) -> arena_pb2.LadderStatus:
         return convert.ladder(self.ladder.status(request.game))
 
+    @unary
+    def EndLadderSeason(
+        self, request: arena_pb2.GetLadderRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.LadderStatus:
+        return convert.ladder(self.ladder.end_season(request.game))
+
     def _ladder_bot(self, request: arena_pb2.LadderRequest) -> tuple[BotRecord, str]:
         bot = self.bots.get(request.bot_name)
         policy.check_ladder(current_principal(), bot.name, bot.origin, bot.owner)

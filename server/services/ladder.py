@@ -1,7 +1,9 @@
 """The continuous ladder: blocks keep being scheduled for the bots that opted in.
 
-Each game has one ladder season, a tournament of format ``ladder`` that never ends. Whenever a
-result arrives (and on the reaper's beat) the server tops the season up to
+Each game has one running ladder season, a tournament of format ``ladder`` that goes on until an
+admin ends it (``hamlet ladder end GAME``): its seed and nonce are then revealed, like any
+tournament's, and the next season starts for the bots on the ladder. Whenever a result arrives
+(and on the reaper's beat) the server tops the running season up to
 :data:`BLOCKS_IN_FLIGHT` open blocks. Each new block is the table of :data:`PLAYERS` opted-in
 bots whose outcome is most uncertain under the live Elo (expected score nearest 1/2), never two
 bots of one owner, no owner in more than :data:`OWNER_IN_FLIGHT` open blocks (the rate limit),
@@ -48,9 +50,9 @@ class LadderStatus:
     blocks: int  # scheduled so far
 
 
-def season_id(game: str) -> str:
-    """The ladder tournament of ``game``."""
-    return f"ladder-{game}"[:32]
+def season_id(game: str, number: int) -> str:
+    """The id of a game's ``number``-th ladder season."""
+    return f"ladder-{game}-{number}"[:32]
 
 
 class LadderService:
@@ -90,23 +92,42 @@ class LadderService:
         return self.status(game)
 
     def status(self, game: str) -> LadderStatus:
-        """Who is on the ladder and how busy it is."""
+        """Who is on the ladder and how busy its running season is."""
         v.game_spec(game)
-        tid = season_id(game)
-        top = self.store.max_round(tid)
+        season = self._current(game)
+        tid = season.tournament_id if season is not None else ""
+        top = self.store.max_round(tid) if tid else None
         return LadderStatus(
             game,
             tid,
             tuple(b.name for b in self.store.ladder_entries(game)),
-            len(self.store.open_blocks(tid)),
+            len(self.store.open_blocks(tid)) if tid else 0,
             0 if top is None else top + 1,
         )
 
+    def end_season(self, game: str) -> LadderStatus:
+        """End the running season (its open blocks are cancelled, its seed revealed) and start
+        the next for the bots on the ladder."""
+        v.game_spec(game)
+        with self._lock:
+            season = self._current(game)
+            if season is not None:
+                self.store.cancel_open_matches(season.tournament_id, self.now())
+                self.store.set_tournament_status(
+                    season.tournament_id, TournamentStatus.FINISHED, [TournamentStatus.RUNNING]
+                )
+            if self.store.ladder_entries(game):
+                self._season(game)
+        self.tick(game)
+        return self.status(game)
+
     def after_result(self, tournament_id: str) -> None:
         """A match became final: top up that game's ladder if it is one."""
-        for game in self._games():
-            if season_id(game) == tournament_id:
-                self.tick(game)
+        if tournament_id.startswith("ladder-"):
+            for game in self._games():
+                season = self._current(game)
+                if season is not None and season.tournament_id == tournament_id:
+                    self.tick(game)
 
     def tick_all(self) -> None:
         """Top up every game's ladder."""
@@ -119,8 +140,8 @@ class LadderService:
             return self._tick(game)
 
     def _tick(self, game: str) -> list[str]:
-        season = self.store.get_tournament(season_id(game))
-        if season is None or season.status is not TournamentStatus.RUNNING:
+        season = self._current(game)
+        if season is None:
             return []
         queued: list[str] = []
         open_blocks = self.store.open_blocks(season.tournament_id)
@@ -182,15 +203,24 @@ class LadderService:
     def _games(self) -> list[str]:
         import games
 
-        return [g for g in games.names() if self.store.get_tournament(season_id(g)) is not None]
+        return [g for g in games.names() if self._seasons(g)]
+
+    def _seasons(self, game: str) -> list[TournamentRecord]:
+        """A game's ladder seasons, newest first."""
+        return [
+            t for t in self.store.list_tournaments(1000) if t.format == LADDER and t.game == game
+        ]
+
+    def _current(self, game: str) -> TournamentRecord | None:
+        return next((t for t in self._seasons(game) if t.status is TournamentStatus.RUNNING), None)
 
     def _season(self, game: str) -> TournamentRecord:
-        found = self.store.get_tournament(season_id(game))
+        found = self._current(game)
         if found is not None:
             return found
         spec = v.game_spec(game)
         seed, salt = secrets.randbits(63), commitments.nonce()
-        tid = season_id(game)
+        tid = season_id(game, len(self._seasons(game)) + 1)
         self.store.create_tournament(
             NewTournament(
                 tournament_id=tid,

@@ -184,6 +184,10 @@ ARENA: dict[str, tuple[Make, tuple[grpc.StatusCode, ...]]] = {
     "GetLeaderboard": (lambda w: arena_pb2.GetLeaderboardRequest(game="toy"), READ_ROW),
     "GetBotHistory": (lambda w: arena_pb2.BotHistoryRequest(name="alpha", game="toy"), READ_ROW),
     "GetLadder": (lambda w: arena_pb2.GetLadderRequest(game="toy"), READ_ROW),
+    "EndLadderSeason": (
+        lambda w: arena_pb2.GetLadderRequest(game="toy"),
+        (UNAUTH, UNAUTH, UNAUTH, UNAUTH, DENIED, DENIED, DENIED, OK, DENIED),
+    ),
     "GetSprt": (lambda w: arena_pb2.SprtRef(test_id=_test(w)), READ_ROW),
     "WatchSprt": (lambda w: arena_pb2.SprtRef(test_id=_test(w, finished=True)), READ_ROW),
     "StartSprt": (

@@ -72,3 +72,15 @@ def test_only_the_owner_or_an_admin_enters_a_bot(running: Running) -> None:
         assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED  # type: ignore[attr-defined]
     left = ann.LeaveLadder(arena_pb2.LadderRequest(bot_name="mine"))
     assert list(left.bots) == []
+
+
+def test_ending_a_season_reveals_its_seed_and_starts_the_next(running: Running) -> None:
+    fakeworker.announce(running.worker_channel, ["toy"], bots=("alpha", "beta"))
+    for name in ("alpha", "beta"):
+        first = running.arena.JoinLadder(arena_pb2.LadderRequest(bot_name=name))
+    season = arena_pb2.TournamentRef(tournament_id=first.tournament_id)
+    assert running.arena.GetTournament(season).seed == 0  # hidden while it runs
+    nxt = running.arena.EndLadderSeason(arena_pb2.GetLadderRequest(game="toy"))
+    assert nxt.tournament_id != first.tournament_id and nxt.open_blocks == 1
+    ended = running.arena.GetTournament(season)
+    assert ended.seed != 0 and ended.seed_nonce and ended.status == 3  # FINISHED
