@@ -149,7 +149,12 @@ def test_cpu_limit_kills_a_spinning_bot(tmp_path: Path) -> None:
     with SandboxedBot(bot_file(tmp_path, EVAL_BOT), limits) as bot:
         with pytest.raises(BotError) as err:
             ask(bot, "while True: pass", timeout=60)
-        assert err.value.reason is ForfeitReason.CRASH and "signal" in err.value.detail
+        # Two guards race for the same budget: the process's CPU rlimit (a signal: crash) and
+        # the worker's check of the whole tree's CPU seconds (timeout). Either stops it.
+        stopped = (err.value.reason, err.value.detail)
+        assert (stopped[0] is ForfeitReason.CRASH and "signal" in stopped[1]) or (
+            stopped[0] is ForfeitReason.TIMEOUT and "CPU seconds" in stopped[1]
+        ), stopped
 
 
 def test_open_file_limit(evaluator: SandboxedBot) -> None:
