@@ -163,6 +163,14 @@ class BotProcess:
             return None
         (length,) = _HEADER.unpack_from(self._stdout)
         if length > self._max_message:
+            start = bytes(self._stdout[:40])
+            if _looks_like_text(start):
+                # A length header that spells letters: the bot printed to stdout.
+                raise BotError(
+                    ForfeitReason.BAD_OUTPUT,
+                    "wrote text to stdout (print?): stdout carries the protocol's frames, so "
+                    f"print to stderr instead; first bytes: {start.decode(errors='replace')!r}",
+                )
             raise BotError(
                 ForfeitReason.BAD_OUTPUT,
                 f"answer frame of {length} bytes exceeds {self._max_message}",
@@ -214,9 +222,20 @@ class BotProcess:
             how = f"killed by signal {-code}"
         elif code > 128 and self.cgroup is not None:  # bubblewrap: 128 + the bot's signal
             how = f"killed by signal {code - 128}"
+        elif code == 0:
+            how = "exited with status 0 before answering: does the file call bots.sdk.run(decide)?"
         else:
             how = f"exited with status {code}"
         if self.cgroup is not None and self.cgroup.memory_limit_hit():
             how += " (the memory limit of its process tree was reached)"
         tail = self.stderr_tail().strip().splitlines()[-5:]
         return f"the bot {how}" + (": " + " | ".join(tail) if tail else "")
+
+
+def _looks_like_text(data: bytes) -> bool:
+    """Whether bytes read as printable text (a stray ``print`` rather than a frame)."""
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        return False
+    return len(text) >= 4 and all(c.isprintable() or c in "\n\r\t" for c in text)

@@ -123,7 +123,17 @@ def test_garbage_and_oversized_output(tmp_path: Path) -> None:
     source = HEADER + "read()\nprint('I think I will play the blue one')\nsys.stdout.flush()\n"
     with SandboxedBot(bot_file(tmp_path, source)) as bot, pytest.raises(BotError) as err:
         bot.exchange(b"x", 10)
-    assert err.value.reason is ForfeitReason.BAD_OUTPUT and "exceeds" in err.value.detail
+    assert err.value.reason is ForfeitReason.BAD_OUTPUT
+    assert "wrote text to stdout (print?)" in err.value.detail
+    assert "I think I will play" in err.value.detail
+
+
+def test_a_bot_that_never_calls_run_is_told_so(tmp_path: Path) -> None:
+    source = "def decide(observation, legal):\n    return 0\n"
+    with SandboxedBot(bot_file(tmp_path, source)) as bot, pytest.raises(BotError) as err:
+        bot.exchange(b"x", 10)
+    assert err.value.reason is ForfeitReason.CRASH
+    assert "does the file call bots.sdk.run(decide)?" in err.value.detail
 
 
 def test_stderr_is_bounded(tmp_path: Path) -> None:
