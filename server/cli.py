@@ -18,6 +18,7 @@ or the data directory's admin token); ``HAMLET_TLS_CA`` switches the channel to 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -285,15 +286,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except grpc.RpcError as exc:
         code = exc.code()  # type: ignore[attr-defined]
-        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            console.err.print(
-                f"hamlet: cannot reach the server at {args.server} ({code.name.lower()}); "
-                "start it with `make up` or `hamlet server`, or set HAMLET_SERVER_ADDR"
+        if code is grpc.StatusCode.UNAVAILABLE:
+            message = (
+                f"cannot reach the server at {args.server}; start it with `make up` or "
+                "`hamlet server`, or set HAMLET_SERVER_ADDR"
+            )
+        elif code is grpc.StatusCode.DEADLINE_EXCEEDED:
+            message = (
+                f"timed out after {getattr(args, 'timeout', '?')} s waiting for {args.server} "
+                "(a slow call: try --timeout 60)"
             )
         else:
-            console.err.print(f"hamlet: {code.name}: {exc.details()}")  # type: ignore[attr-defined]
+            message = f"{code.name}: {exc.details()}"  # type: ignore[attr-defined]
             if code is grpc.StatusCode.UNAUTHENTICATED:
-                console.err.print("hamlet: log in with `hamlet login`, or set HAMLET_TOKEN")
+                message += " (log in with `hamlet login`, or set HAMLET_TOKEN)"
+        if getattr(args, "json", False):
+            # Scripts asked for JSON: the error is JSON on stdout, with the same exit code.
+            print(json.dumps({"error": {"code": code.name, "message": message}}))
+        else:
+            console.err.print(f"hamlet: {message}")
         return _EXIT_FOR.get(code, EXIT_FAILED)
     except KeyboardInterrupt:
         console.err.print("hamlet: interrupted")

@@ -334,6 +334,14 @@ def rebuild_ratings(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         console.err.print(f"hamlet rebuild-ratings: {exc}")
         return EXIT_USAGE
+    import games
+
+    if args.game not in games.names():
+        console.err.print(
+            f"hamlet rebuild-ratings: unknown game {args.game!r}; known games: "
+            f"{', '.join(games.names())}"
+        )
+        return 3
     store = open_store(settings.effective_database_url)
     try:
         lines = store.rebuild_ratings(args.game)
@@ -418,4 +426,7 @@ def up(args: argparse.Namespace) -> int:
     """``hamlet up``: the embedded mode (see :mod:`server.embedded`)."""
     from server.embedded import run_embedded
 
+    if args.workers < 1 or args.concurrency < 1:
+        console.err.print("hamlet up: --workers and --concurrency must be at least 1")
+        return EXIT_USAGE
     return run_embedded(args)
