@@ -245,7 +245,8 @@ def match_replay(args: argparse.Namespace) -> int:
             )
     verdict = "reproduces" if replay.matches_record else "does NOT reproduce"
     out.print(
-        f"replayed scores {list(replay.replayed_scores)}, ranks {list(replay.replayed_ranks)}: "
+        f"replayed scores {list(replay.replayed_scores)}, places "
+        f"{[r + 1 for r in replay.replayed_ranks]} (forfeits last): "
         f"the engine {verdict} the recorded result"
     )
     return EXIT_OK if replay.matches_record else EXIT_FAILED

@@ -144,12 +144,12 @@ def match_table(m: common_pb2.Match) -> Table:
     """A match's seats and outcome."""
     seed = str(m.seed) if m.seed else "hidden"
     table = Table(title=f"Match {m.match_id} ({m.game}, seed {seed}, {match_status(m.status)})")
-    for col in ("seat", "bot", "version", "score", "rank", "forfeit"):
+    for col in ("seat", "bot", "version", "score", "place", "forfeit"):
         table.add_column(col)
     for s in m.seats:
         forfeit = f"{s.forfeit_reason}: {s.forfeit_detail}" if s.forfeit_reason else ""
         table.add_row(
-            str(s.seat), s.bot_name, str(s.bot_version), str(s.score), str(s.rank), forfeit
+            str(s.seat), s.bot_name, str(s.bot_version), str(s.score), str(s.rank + 1), forfeit
         )
     return table
 

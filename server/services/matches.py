@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import games
+from games.replay import ranks_with_forfeits
 from server.services import validation as v
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from server.services.hygiene import finite_seconds, no_nul, strip_nul
@@ -285,16 +286,18 @@ class MatchService:
                 f"the log of match {match_id} does not reach the end of the game"
             )
         result = state.result()
-        forfeited = any(s.forfeit_reason for s in match.seats)
+        # The recorded ranks put forfeited seats last: compare like with like.
+        forfeited = {s.seat for s in match.seats if s.forfeit_reason}
+        ranks = ranks_with_forfeits(result.ranks, forfeited)
         same_scores = list(result.scores) == [s.score for s in match.seats]
-        same_ranks = list(result.ranks) == [s.rank for s in match.seats]
+        same_ranks = list(ranks) == [s.rank for s in match.seats]
         return Replay(
             match=match,
             initial_state=initial,
             steps=tuple(steps),
             scores=result.scores,
-            ranks=result.ranks,
-            matches_record=same_scores and (same_ranks or forfeited),
+            ranks=ranks,
+            matches_record=same_scores and same_ranks,
         )
 
     def _check(self, match: MatchRecord, outcome: Outcome) -> None:
