@@ -21,7 +21,7 @@ def test_a_forfeit_match_replays_to_its_record(running: Running) -> None:
     fakeworker.play(running.worker_channel, first, forfeit_seat=0)
     fakeworker.play(running.worker_channel, second)
     replay = running.arena.GetReplay(arena_pb2.MatchRef(match_id=first))
-    assert replay.matches_record and list(replay.replayed_ranks)[0] == 1  # the forfeit, last
+    assert replay.matches_record and replay.replayed_ranks[0] == 1  # the forfeit, last
     with running.store.engine.begin() as conn:  # someone edits the record
         conn.execute(
             text("update match_seats set rank = 1 - rank where match_id = :m"), {"m": first}
