@@ -103,6 +103,14 @@ class SandboxClient:
                 ForfeitReason.BAD_OUTPUT, f"answer is not a DecisionResponse: {exc}"
             ) from None
 
+    def stderr_mark(self) -> int:
+        """Bytes of stderr read from the bot so far (for :mod:`workers.trace`)."""
+        return self._bot.stderr_mark()
+
+    def stderr_tail(self) -> str:
+        """The last of the bot's stderr."""
+        return self._bot.stderr_tail()
+
     def close(self) -> None:
         """Kill the bot's processes."""
         self._bot.close()

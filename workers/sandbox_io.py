@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import selectors
 import signal
 import struct
@@ -106,6 +107,19 @@ class BotProcess:
         """The last bytes the bot wrote to stderr, as text without NUL characters (no
         database stores a NUL in text; the server strips them too)."""
         return self._stderr.decode(errors="replace").replace("\x00", "")
+
+    def stderr_mark(self) -> int:
+        """Bytes of stderr read from the bot so far, after reading what is waiting (a trace
+        takes the difference of two marks as one decision's stderr)."""
+        proc = self._proc
+        if proc is not None and proc.stderr is not None:
+            with contextlib.suppress(OSError, ValueError):
+                while select.select([proc.stderr], [], [], 0)[0]:
+                    before = self._stderr_read
+                    self._read_stderr(proc)
+                    if self._stderr_read == before:
+                        break
+        return self._stderr_read
 
     def cpu_seconds(self) -> float:
         """CPU seconds used by the bot's whole process tree (0 without a cgroup)."""

@@ -1,0 +1,164 @@
+"""What one seat saw and did in a match: the data behind ``hamlet bot play --trace`` and the
+owner's seat view of a ranked match.
+
+:class:`TracingClient` wraps any :class:`~workers.model.SeatClient` and records, for every
+decision the bot was asked, the observation it was sent (the seat's own view, never the
+full state), the legal actions, its answer, how long it took and what it wrote to stderr
+while deciding. The runner needs no change: fallback moves after a forfeit never reach the
+client, so they are not in the trace (the match's decision log has them).
+
+Bounds: a trace keeps at most ``max_decisions`` decisions and ``stderr_per_decision`` bytes of
+stderr per decision, so a chatty or long-playing bot cannot make a record unbounded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import games
+from bots.api import Decision
+from games import Action, State
+from workers.model import BotError, BotKind, SeatClient
+
+#: Defaults for the bounds (per seat, per match).
+MAX_TRACED_DECISIONS = 2_000
+MAX_STDERR_PER_DECISION = 2_000
+MAX_STDERR_TAIL = 8_000
+
+
+@dataclass(frozen=True, slots=True)
+class TracedDecision:
+    """One decision as the seat met it."""
+
+    #: The seat's own decision counter (0, 1, 2, ... for this seat), as the bot was told.
+    seat_decision: int
+    #: The seat's observation as sent to the bot (JSON-like).
+    observation: dict[str, Any]
+    #: The legal actions as dicts, in the order the bot was given them.
+    legal: tuple[dict[str, Any], ...]
+    #: The index the bot answered; -1 when it faulted instead (see ``fault``).
+    answer: int
+    seconds: float
+    #: What the bot wrote to stderr while deciding (bounded; "" for built-in bots).
+    stderr: str = ""
+    #: The fault's text when the bot failed to answer, else "". (A fault the runner finds in
+    #: an answer, an illegal index or an exhausted bank, is in the match's forfeit record.)
+    fault: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTrace:
+    """Everything one seat saw and did in one match."""
+
+    seat: int
+    decisions: tuple[TracedDecision, ...]
+    #: The last of the bot's stderr at the end of the match (bounded).
+    stderr_tail: str = ""
+    #: Decisions not kept because the trace was full.
+    dropped: int = 0
+
+
+@runtime_checkable
+class StderrSource(Protocol):
+    """A client that can say what its bot wrote to stderr (sandboxed bots)."""
+
+    def stderr_mark(self) -> int:
+        """Bytes of stderr read from the bot so far."""
+        ...
+
+    def stderr_tail(self) -> str:
+        """The last of the bot's stderr, as text."""
+        ...
+
+
+class TracingClient:
+    """A :class:`SeatClient` that records what its seat saw and answered."""
+
+    def __init__(
+        self,
+        inner: SeatClient,
+        seat: int,
+        clock: Callable[[], float] = time.monotonic,
+        max_decisions: int = MAX_TRACED_DECISIONS,
+        stderr_per_decision: int = MAX_STDERR_PER_DECISION,
+    ) -> None:
+        self._inner = inner
+        self._seat = seat
+        self._clock = clock
+        self._max = max_decisions
+        self._stderr_cap = stderr_per_decision
+        self._steps: list[TracedDecision] = []
+        self._dropped = 0
+
+    @property
+    def kind(self) -> BotKind:  # type: ignore[override]
+        """The wrapped client's kind."""
+        return self._inner.kind
+
+    def decide(
+        self, state: State, legal: Sequence[Action], decision: Decision, timeout_s: float
+    ) -> int:
+        """Ask the wrapped client and remember the exchange."""
+        observation = state.observation(decision.seat)
+        mark = self._stderr_mark()
+        began = self._clock()
+        answer, fault = -1, ""
+        try:
+            answer = self._inner.decide(state, legal, decision, timeout_s)
+            return answer
+        except BotError as exc:
+            fault = f"{exc.reason.value}: {exc.detail}"
+            raise
+        except Exception as exc:  # the runner turns this into a crash; the trace says so too
+            fault = f"crash: {type(exc).__name__}: {exc}"
+            raise
+        finally:
+            self._remember(
+                TracedDecision(
+                    seat_decision=decision.seat_decision_index,
+                    observation=observation,
+                    legal=tuple(games.action_to_dict(a) for a in legal),
+                    answer=answer if isinstance(answer, int) else -1,
+                    seconds=max(0.0, self._clock() - began),
+                    stderr=self._stderr_since(mark),
+                    fault=fault,
+                )
+            )
+
+    def close(self) -> None:
+        """Close the wrapped client."""
+        self._inner.close()
+
+    def trace(self) -> SeatTrace:
+        """The trace so far."""
+        tail = ""
+        if isinstance(self._inner, StderrSource):
+            tail = self._inner.stderr_tail()[-MAX_STDERR_TAIL:]
+        return SeatTrace(self._seat, tuple(self._steps), tail, self._dropped)
+
+    def _remember(self, step: TracedDecision) -> None:
+        if len(self._steps) < self._max:
+            self._steps.append(step)
+        else:
+            self._dropped += 1
+
+    def _stderr_mark(self) -> int:
+        return self._inner.stderr_mark() if isinstance(self._inner, StderrSource) else 0
+
+    def _stderr_since(self, mark: int) -> str:
+        if not isinstance(self._inner, StderrSource):
+            return ""
+        new = self._inner.stderr_mark() - mark
+        if new <= 0:
+            return ""
+        text = self._inner.stderr_tail()[-new:]  # the tail holds at least the newest bytes
+        return text[-self._stderr_cap :]
+
+
+def decision_indices(players: Sequence[int], seat: int) -> list[int]:
+    """The positions in a match's decision log (by player) where ``seat`` decided, in order:
+    maps a :class:`TracedDecision`'s ``seat_decision`` to the log's decision index."""
+    return [i for i, p in enumerate(players) if p == seat]
