@@ -44,6 +44,9 @@ _EXIT_FOR = {
 
 Command = Callable[[argparse.Namespace], int]
 
+#: The flags of the commands that call a server (not of `server`, `up` or `worker`).
+_CLIENT_FLAGS = ("--server", "--json", "--timeout")
+
 
 def _server_addr() -> str:
     return os.environ.get("HAMLET_SERVER_ADDR") or "127.0.0.1:50051"
@@ -52,6 +55,7 @@ def _server_addr() -> str:
 def _parser() -> argparse.ArgumentParser:
     from server import commands as c
     from server import commands_accounts as ca
+    from server import commands_bots as cb
     from server import commands_ranked as cr
 
     common = argparse.ArgumentParser(add_help=False)
@@ -66,9 +70,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def add(name: str, func: Command, help_text: str, parent: Any = sub) -> argparse.ArgumentParser:
+    def add(
+        name: str, func: Command, help_text: str, parent: Any = sub, client: bool = True
+    ) -> argparse.ArgumentParser:
+        # Only commands that call a server take --server, --json and --timeout: a process
+        # command given one would ignore it, so it is refused as an unknown argument.
         p: argparse.ArgumentParser = parent.add_parser(
-            name, parents=[common], help=help_text, description=help_text
+            name, parents=[common] if client else [], help=help_text, description=help_text
         )
         p.set_defaults(func=func)
         return p
@@ -78,12 +86,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--game", default="", help="only bots that play GAME")
     p.add_argument("--all", action="store_true", help="include retired bots")
 
-    bot = sub.add_parser("bot", help="submit or retire an uploaded bot").add_subparsers(
-        dest="bot_command", required=True, metavar="ACTION"
-    )
+    bot = sub.add_parser(
+        "bot", help="submit, list the versions of, show or retire a bot"
+    ).add_subparsers(dest="bot_command", required=True, metavar="ACTION")
     p = add(
         "submit",
-        c.bot_submit,
+        cb.bot_submit,
         "submit a new version of an uploaded bot (a .py file, .zip or directory)",
         bot,
     )
@@ -91,12 +99,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("game")
     p.add_argument("file", type=Path)
     p.add_argument("--description", default="")
-    p = add("retire", c.bot_retire, "retire a bot (it keeps its results)", bot)
+    p = add("versions", cb.bot_versions, "every version of a bot, with its ratings", bot)
+    p.add_argument("name")
+    p = add("show", cb.bot_show, "one version of a bot (default: its latest)", bot)
+    p.add_argument("bot", metavar="NAME[@VERSION]")
+    p = add("retire", cb.bot_retire, "retire a bot (it keeps its results)", bot)
     p.add_argument("name")
     p = add("history", cr.bot_history, "a bot's rating over time and results by opponent", bot)
     p.add_argument("name")
     p.add_argument("--game", default="", help="the game (needed if the bot plays several)")
-    p = add("restore", c.bot_restore, "put a retired bot back in play (its owner or an admin)", bot)
+    p = add(
+        "restore", cb.bot_restore, "put a retired bot back in play (its owner or an admin)", bot
+    )
     p.add_argument("name")
 
     p = add("sprt", cr.sprt, "is bot B better than bot A? a sequential test on paired blocks")
@@ -168,7 +182,12 @@ def _parser() -> argparse.ArgumentParser:
         tour,
     )
     p.add_argument("game")
-    p.add_argument("bots", nargs="+", metavar="BOT")
+    p.add_argument(
+        "bots",
+        nargs="+",
+        metavar="BOT",
+        help="NAME (its latest version) or NAME@VERSION; one bot may enter at several versions",
+    )
     p.add_argument(
         "--format",
         choices=("round-robin", "gauntlet", "swiss"),
@@ -238,7 +257,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("game")
 
-    p = add("server", c.serve, "run the gRPC server and its metrics endpoint")
+    p = add("server", c.serve, "run the gRPC server and its metrics endpoint", client=False)
     p.add_argument("--host", default=None, help="listen address (HAMLET_GRPC_HOST)")
     p.add_argument("--port", type=int, default=None, help="gRPC port (HAMLET_GRPC_PORT)")
     p.add_argument(
@@ -254,7 +273,10 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=c.worker)
 
     p = add(
-        "up", c.up, "embedded mode: redis, workers, server, metrics and a demo, on this machine"
+        "up",
+        c.up,
+        "embedded mode: redis, workers, server, metrics and a demo, on this machine",
+        client=False,
     )
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     p.add_argument(
@@ -274,7 +296,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hamlet`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["worker"] and not {"-h", "--help"} & set(argv):
-        # Everything after `worker` belongs to the worker command (argparse would eat --flags).
+        # Everything after `worker` belongs to the worker command (argparse would eat --flags),
+        # but the client flags would reach Celery, which knows them not: refused here, plainly.
+        client_flag = next((a for a in argv[1:] if a.split("=")[0] in _CLIENT_FLAGS), "")
+        if client_flag:
+            console.err.print(
+                f"hamlet worker: {client_flag.split('=')[0]} is not a worker option (the worker "
+                "takes its server from HAMLET_SERVER_ADDR and logs, it prints no JSON)"
+            )
+            return EXIT_USAGE
         from server import commands
 
         return commands.worker(argparse.Namespace(worker_args=argv[1:]))
@@ -288,12 +318,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = exc.code()  # type: ignore[attr-defined]
         if code is grpc.StatusCode.UNAVAILABLE:
             message = (
-                f"cannot reach the server at {args.server}; start it with `make up` or "
-                "`hamlet server`, or set HAMLET_SERVER_ADDR"
+                f"cannot reach the server at {getattr(args, 'server', '?')}; start it with "
+                "`make up` or `hamlet server`, or set HAMLET_SERVER_ADDR"
             )
         elif code is grpc.StatusCode.DEADLINE_EXCEEDED:
             message = (
-                f"timed out after {getattr(args, 'timeout', '?')} s waiting for {args.server} "
+                f"timed out after {getattr(args, 'timeout', '?')} s waiting for "
+                f"{getattr(args, 'server', '?')} "
                 "(a slow call: try --timeout 60)"
             )
         else:

@@ -8,14 +8,17 @@ import os
 import signal
 import sys
 import threading
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hamlet.channels import open_channel
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
-from server import console, credentials
+from server import console, credentials, datalock
 from server.console import out, print_json, to_dict
+
+if TYPE_CHECKING:
+    from server.config import Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -52,60 +55,6 @@ def bots(args: argparse.Namespace) -> int:
         print_json([to_dict(b) for b in resp.bots])
     else:
         out.print(console.bots_table(resp.bots))
-    return EXIT_OK
-
-
-def read_submission(path: Path) -> tuple[str, bytes]:
-    """(Python source, archive) of a bot file, a ``.zip`` archive, or a directory to zip."""
-    from bots.archive import is_archive, pack
-
-    if path.is_dir():
-        return "", pack(path)
-    data = path.read_bytes()
-    return ("", data) if is_archive(data) else (data.decode("utf-8"), b"")
-
-
-def bot_submit(args: argparse.Namespace) -> int:
-    """``hamlet bot submit NAME GAME FILE``."""
-    try:
-        source, archive = read_submission(args.file)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        console.err.print(f"hamlet: cannot read {args.file}: {exc}")
-        return EXIT_USAGE
-    req = arena_pb2.SubmitBotRequest(
-        name=args.name,
-        game=args.game,
-        source=source,
-        description=args.description,
-        archive=archive,
-    )
-    resp = arena(args).SubmitBot(req, timeout=args.timeout)
-    if args.json:
-        print_json(to_dict(resp))
-    else:
-        what = "new version" if resp.created else "unchanged (same code)"
-        out.print(f"{resp.bot.name} v{resp.version} ({what}), code sha256 {resp.code_sha256}")
-    return EXIT_OK
-
-
-def bot_retire(args: argparse.Namespace) -> int:
-    """``hamlet bot retire NAME``."""
-    resp = arena(args).RetireBot(arena_pb2.RetireBotRequest(name=args.name), timeout=args.timeout)
-    if args.json:
-        print_json(to_dict(resp))
-    else:
-        out.print(f"{resp.name} retired")
-    return EXIT_OK
-
-
-def bot_restore(args: argparse.Namespace) -> int:
-    """``hamlet bot restore NAME``."""
-    req = arena_pb2.RetireBotRequest(name=args.name)
-    resp = arena(args).RestoreBot(req, timeout=args.timeout)
-    if args.json:
-        print_json(to_dict(resp))
-    else:
-        out.print(f"{resp.name} restored (v{resp.latest_version})")
     return EXIT_OK
 
 
@@ -318,7 +267,7 @@ def watch_tournament(
             note = f"{last.game}: {last.matches_running} running"
             if event.HasField("match"):
                 m = event.match
-                winners = [s.bot_name for s in m.seats if s.rank == 0]
+                winners = [console.seat_label(s) for s in m.seats if s.rank == 0]
                 note = f"{last.game}: {m.match_id} won by {', '.join(winners) or '-'}"
             progress.update(task, total=last.matches_total, completed=done, note=note)
     out.print(f"tournament {tournament_id}: {console.tournament_status(last.status)}")
@@ -359,9 +308,8 @@ def rebuild_ratings(args: argparse.Namespace) -> int:
 
 
 def serve(args: argparse.Namespace) -> int:
-    """``hamlet server``: serve until SIGINT/SIGTERM, then stop gracefully."""
-    from server import logs
-    from server.app import build_server
+    """``hamlet server``: serve until SIGINT/SIGTERM, then stop gracefully; refused at once
+    when another process holds the data directory."""
     from server.config import ConfigError, Settings
 
     try:
@@ -379,6 +327,21 @@ def serve(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         console.err.print(f"hamlet server: {exc}")
         return EXIT_USAGE
+    try:
+        held = datalock.acquire(settings.data_dir)
+    except datalock.DataDirInUseError as exc:
+        console.err.print(f"hamlet server: {exc}")
+        return EXIT_FAILED
+    try:
+        return _serve(settings)
+    finally:
+        held.release()
+
+
+def _serve(settings: Settings) -> int:
+    from server import logs
+    from server.app import build_server
+
     logs.configure(settings.log_level, settings.log_format)
     # Handlers first: a supervisor may send SIGTERM as soon as the server answers.
     stop = threading.Event()

@@ -121,6 +121,64 @@ def standings_table(t: arena_pb2.Tournament) -> Table:
     return table
 
 
+def seat_label(s: common_pb2.Seat) -> str:
+    """A seat's bot as tournaments name their entries: ``name@version``."""
+    return f"{s.bot_name}@{s.bot_version}"
+
+
+def bot_versions_table(resp: arena_pb2.ListBotVersionsResponse) -> Table:
+    """Every version of a bot, oldest first, with its published ratings."""
+    b = resp.bot
+    owner = b.owner or "the system (built-in)"
+    table = Table(title=f"Versions of {b.name} (owner {owner}{', retired' if b.retired else ''})")
+    for col in ("version", "created", "runtime", "code sha256", "matches", "rating", "description"):
+        table.add_column(col, justify="right" if col in ("version", "matches") else "left")
+    for ver in resp.versions:
+        table.add_row(
+            f"{ver.version}{' (latest)' if ver.latest else ''}",
+            ver.created_at,
+            ver.runtime,
+            ver.code_sha256[:12] or "-",
+            str(ver.matches),
+            ratings_text(ver) or "-",
+            ver.description,
+        )
+    return table
+
+
+def ratings_text(ver: arena_pb2.BotVersion) -> str:
+    """``toy 1512 (1450 .. 1570, 40 games)`` per game with a published line."""
+    return "; ".join(
+        f"{r.game} {r.rating:.0f} ({r.low:.0f} .. {r.high:.0f}, {r.games} games)"
+        + (" ?" if r.provisional else "")
+        for r in ver.ratings
+    )
+
+
+def bot_version_table(ver: arena_pb2.BotVersion) -> Table:
+    """One version's details."""
+    table = Table(title=f"{ver.bot_name}@{ver.version}", show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value")
+    rows = [
+        ("bot", ver.bot_name),
+        ("version", f"{ver.version}{' (latest)' if ver.latest else ''}"),
+        ("origin", short_status(ver.origin, arena_pb2.BotOrigin, "BOT_ORIGIN_")),
+        ("owner", ver.owner or "the system (built-in)"),
+        ("games", ", ".join(ver.games)),
+        ("created", ver.created_at),
+        ("runtime", ver.runtime),
+        ("code sha256", ver.code_sha256 or "-"),
+        ("description", ver.description or "-"),
+        ("matches", str(ver.matches)),
+        ("rating", ratings_text(ver) or "no rated games yet"),
+        ("retired", "yes" if ver.retired else "no"),
+    ]
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
 def matches_table(matches: Iterable[common_pb2.Match], title: str = "Matches") -> Table:
     """One line per match."""
     table = Table(title=title)
@@ -128,10 +186,10 @@ def matches_table(matches: Iterable[common_pb2.Match], title: str = "Matches") -
         table.add_column(col)
     for m in matches:
         seats = ", ".join(
-            f"{s.bot_name} {s.score}/{s.rank}"
+            f"{seat_label(s)} {s.score}/{s.rank}"
             + (f" [forfeit: {s.forfeit_reason}]" if s.forfeit_reason else "")
             if m.status == common_pb2.MATCH_STATUS_FINISHED
-            else s.bot_name
+            else seat_label(s)
             for s in m.seats
         )
         table.add_row(

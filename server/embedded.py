@@ -21,14 +21,18 @@ from collections.abc import Callable
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import grpc
 
 from hamlet.channels import open_channel, read_token_file
 from hamlet.v1 import arena_pb2, arena_pb2_grpc
-from server import console
+from server import console, datalock
 from server.console import out
 from server.services.accounts import ADMIN_TOKEN_FILE, WORKER_TOKEN_FILE
+
+if TYPE_CHECKING:
+    from server.config import Settings
 
 BOTS_WAIT_SECONDS = 90.0
 DEMO_TIMEOUT_SECONDS = 300.0  # per game
@@ -271,9 +275,8 @@ def run_demo(
 
 
 def run_embedded(args: argparse.Namespace) -> int:
-    """Start everything, run the demo, serve until Ctrl-C; stop everything we started."""
-    from server import logs as server_logs
-    from server.app import build_server
+    """Start everything, run the demo, serve until Ctrl-C; stop everything we started.
+    Refused at once when another process holds the data directory."""
     from server.config import ConfigError, Settings
 
     try:
@@ -282,6 +285,22 @@ def run_embedded(args: argparse.Namespace) -> int:
         console.err.print(f"hamlet up: {exc}")
         return 2
     data_dir = (args.data_dir or base.data_dir).resolve()
+    try:
+        held = datalock.acquire(data_dir)  # before anything starts: a second `up` is refused
+    except datalock.DataDirInUseError as exc:
+        console.err.print(f"hamlet up: {exc}")
+        return 1
+    try:
+        return _run(args, base, data_dir)
+    finally:
+        held.release()
+
+
+def _run(args: argparse.Namespace, base: Settings, data_dir: Path) -> int:
+    from server import logs as server_logs
+    from server.app import build_server
+    from server.config import ConfigError
+
     logs = data_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     stop_signal = {"hit": False}

@@ -542,6 +542,180 @@ class RetireBotRequest(_message.Message):
 Global___RetireBotRequest: _TypeAlias = RetireBotRequest  # noqa: Y015
 
 @_typing.final
+class ListBotVersionsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListBotVersionsRequest: _TypeAlias = ListBotVersionsRequest  # noqa: Y015
+
+@_typing.final
+class ListBotVersionsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    VERSIONS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def bot(self) -> Global___BotInfo: ...
+    @_builtins.property
+    def versions(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotVersion]:
+        """oldest first"""
+
+    def __init__(
+        self,
+        *,
+        bot: Global___BotInfo | None = ...,
+        versions: _abc.Iterable[Global___BotVersion] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "versions", b"versions"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListBotVersionsResponse: _TypeAlias = ListBotVersionsResponse  # noqa: Y015
+
+@_typing.final
+class GetBotVersionRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    bot: _builtins.str
+    """"name" (its latest version) or "name@version" """
+    def __init__(
+        self,
+        *,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetBotVersionRequest: _TypeAlias = GetBotVersionRequest  # noqa: Y015
+
+@_typing.final
+class BotVersion(_message.Message):
+    """One version of a bot: what tournaments, tests and match seats name as "name@version"."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_NAME_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    RUNTIME_FIELD_NUMBER: _builtins.int
+    CODE_SHA256_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
+    ORIGIN_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    LATEST_FIELD_NUMBER: _builtins.int
+    RETIRED_FIELD_NUMBER: _builtins.int
+    MATCHES_FIELD_NUMBER: _builtins.int
+    RATINGS_FIELD_NUMBER: _builtins.int
+    bot_name: _builtins.str
+    version: _builtins.int
+    """1, 2, ... (built-in bots have one version, 1)"""
+    created_at: _builtins.str
+    """ISO 8601 UTC"""
+    runtime: _builtins.str
+    """builtin, python3, node or native"""
+    code_sha256: _builtins.str
+    """empty for built-in bots (their code is the workers')"""
+    description: _builtins.str
+    """as submitted (or the version before's, if none was given)"""
+    owner: _builtins.str
+    """the submitting user; empty for built-in bots"""
+    origin: Global___BotOrigin.ValueType
+    latest: _builtins.bool
+    """what a bare "name" means"""
+    retired: _builtins.bool
+    """the bot's: no new tournaments for any of its versions"""
+    matches: _builtins.int
+    """finished matches this version played (rated or not)"""
+    @_builtins.property
+    def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def ratings(self) -> _containers.RepeatedCompositeFieldContainer[Global___VersionRating]:
+        """its published lines, one per game it has rated games in"""
+
+    def __init__(
+        self,
+        *,
+        bot_name: _builtins.str = ...,
+        version: _builtins.int = ...,
+        created_at: _builtins.str = ...,
+        runtime: _builtins.str = ...,
+        code_sha256: _builtins.str = ...,
+        description: _builtins.str = ...,
+        owner: _builtins.str = ...,
+        origin: Global___BotOrigin.ValueType = ...,
+        games: _abc.Iterable[_builtins.str] | None = ...,
+        latest: _builtins.bool = ...,
+        retired: _builtins.bool = ...,
+        matches: _builtins.int = ...,
+        ratings: _abc.Iterable[Global___VersionRating] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "code_sha256", b"code_sha256", "created_at", b"created_at", "description", b"description", "games", b"games", "latest", b"latest", "matches", b"matches", "origin", b"origin", "owner", b"owner", "ratings", b"ratings", "retired", b"retired", "runtime", b"runtime", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotVersion: _TypeAlias = BotVersion  # noqa: Y015
+
+@_typing.final
+class VersionRating(_message.Message):
+    """A bot version's line in a game's published rating (current rules)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    RATING_FIELD_NUMBER: _builtins.int
+    LOW_FIELD_NUMBER: _builtins.int
+    HIGH_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    PROVISIONAL_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    rating: _builtins.float
+    """Elo scale"""
+    low: _builtins.float
+    """95% interval"""
+    high: _builtins.float
+    games: _builtins.int
+    """rated matches in the fit"""
+    provisional: _builtins.bool
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        rating: _builtins.float = ...,
+        low: _builtins.float = ...,
+        high: _builtins.float = ...,
+        games: _builtins.int = ...,
+        provisional: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "games", b"games", "high", b"high", "low", b"low", "provisional", b"provisional", "rating", b"rating"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VersionRating: _TypeAlias = VersionRating  # noqa: Y015
+
+@_typing.final
 class CreateTournamentRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -571,7 +745,9 @@ class CreateTournamentRequest(_message.Message):
     """start right away"""
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """bot names (latest versions); at least players_per_table"""
+        """"name" (its latest version) or "name@version"; one bot may enter at several versions,
+        never at one version twice. At least players_per_table.
+        """
 
     def __init__(
         self,

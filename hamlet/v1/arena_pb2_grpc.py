@@ -55,6 +55,16 @@ class ArenaStub:
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.RetireBotRequest.SerializeToString,
                 response_deserializer=hamlet_dot_v1_dot_arena__pb2.BotInfo.FromString,
                 _registered_method=True)
+        self.ListBotVersions = channel.unary_unary(
+                '/hamlet.v1.Arena/ListBotVersions',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.ListBotVersionsRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.ListBotVersionsResponse.FromString,
+                _registered_method=True)
+        self.GetBotVersion = channel.unary_unary(
+                '/hamlet.v1.Arena/GetBotVersion',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.GetBotVersionRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.BotVersion.FromString,
+                _registered_method=True)
         self.CreateTournament = channel.unary_unary(
                 '/hamlet.v1.Arena/CreateTournament',
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.CreateTournamentRequest.SerializeToString,
@@ -203,6 +213,20 @@ class ArenaServicer:
 
     def RetireBot(self, request, context):
         """A retired bot stays in past results but cannot enter new tournaments.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListBotVersions(self, request, context):
+        """Every version of a bot, oldest first, with its published rating lines.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBotVersion(self, request, context):
+        """One version: "name" (its latest) or "name@version". NOT_FOUND names the versions there are.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -391,6 +415,16 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.RetireBot,
                     request_deserializer=hamlet_dot_v1_dot_arena__pb2.RetireBotRequest.FromString,
                     response_serializer=hamlet_dot_v1_dot_arena__pb2.BotInfo.SerializeToString,
+            ),
+            'ListBotVersions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBotVersions,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.ListBotVersionsRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.ListBotVersionsResponse.SerializeToString,
+            ),
+            'GetBotVersion': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBotVersion,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.GetBotVersionRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.BotVersion.SerializeToString,
             ),
             'CreateTournament': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateTournament,
@@ -621,6 +655,60 @@ class Arena:
             '/hamlet.v1.Arena/RetireBot',
             hamlet_dot_v1_dot_arena__pb2.RetireBotRequest.SerializeToString,
             hamlet_dot_v1_dot_arena__pb2.BotInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBotVersions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/ListBotVersions',
+            hamlet_dot_v1_dot_arena__pb2.ListBotVersionsRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.ListBotVersionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBotVersion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/GetBotVersion',
+            hamlet_dot_v1_dot_arena__pb2.GetBotVersionRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.BotVersion.FromString,
             options,
             channel_credentials,
             insecure,

@@ -51,6 +51,10 @@ class ArenaStub:
     """
     RetireBot: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RetireBotRequest, _arena_pb2.BotInfo]
     """A retired bot stays in past results but cannot enter new tournaments."""
+    ListBotVersions: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListBotVersionsRequest, _arena_pb2.ListBotVersionsResponse]
+    """Every version of a bot, oldest first, with its published rating lines."""
+    GetBotVersion: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetBotVersionRequest, _arena_pb2.BotVersion]
+    """One version: "name" (its latest) or "name@version". NOT_FOUND names the versions there are."""
     CreateTournament: _grpc.UnaryUnaryMultiCallable[_arena_pb2.CreateTournamentRequest, _arena_pb2.Tournament]
     StartTournament: _grpc.UnaryUnaryMultiCallable[_arena_pb2.TournamentRef, _arena_pb2.Tournament]
     CancelTournament: _grpc.UnaryUnaryMultiCallable[_arena_pb2.TournamentRef, _arena_pb2.Tournament]
@@ -108,6 +112,10 @@ class ArenaAsyncStub(ArenaStub):
     """
     RetireBot: _aio.UnaryUnaryMultiCallable[_arena_pb2.RetireBotRequest, _arena_pb2.BotInfo]  # type: ignore[assignment]
     """A retired bot stays in past results but cannot enter new tournaments."""
+    ListBotVersions: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListBotVersionsRequest, _arena_pb2.ListBotVersionsResponse]  # type: ignore[assignment]
+    """Every version of a bot, oldest first, with its published rating lines."""
+    GetBotVersion: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetBotVersionRequest, _arena_pb2.BotVersion]  # type: ignore[assignment]
+    """One version: "name" (its latest) or "name@version". NOT_FOUND names the versions there are."""
     CreateTournament: _aio.UnaryUnaryMultiCallable[_arena_pb2.CreateTournamentRequest, _arena_pb2.Tournament]  # type: ignore[assignment]
     StartTournament: _aio.UnaryUnaryMultiCallable[_arena_pb2.TournamentRef, _arena_pb2.Tournament]  # type: ignore[assignment]
     CancelTournament: _aio.UnaryUnaryMultiCallable[_arena_pb2.TournamentRef, _arena_pb2.Tournament]  # type: ignore[assignment]
@@ -186,6 +194,22 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.BotInfo, _abc.Awaitable[_arena_pb2.BotInfo]]:
         """A retired bot stays in past results but cannot enter new tournaments."""
+
+    @_abc_1.abstractmethod
+    def ListBotVersions(
+        self,
+        request: _arena_pb2.ListBotVersionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListBotVersionsResponse, _abc.Awaitable[_arena_pb2.ListBotVersionsResponse]]:
+        """Every version of a bot, oldest first, with its published rating lines."""
+
+    @_abc_1.abstractmethod
+    def GetBotVersion(
+        self,
+        request: _arena_pb2.GetBotVersionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.BotVersion, _abc.Awaitable[_arena_pb2.BotVersion]]:
+        """One version: "name" (its latest) or "name@version". NOT_FOUND names the versions there are."""
 
     @_abc_1.abstractmethod
     def CreateTournament(

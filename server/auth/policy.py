@@ -36,6 +36,8 @@ METHODS: dict[str, Access] = {
         for m in (
             "ListGames",
             "ListBots",
+            "ListBotVersions",
+            "GetBotVersion",
             "GetTournament",
             "ListTournaments",
             "ListMatches",

@@ -116,6 +116,24 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         return convert.bot(self.bots.retire(request.name))
 
     @unary
+    def ListBotVersions(
+        self, request: arena_pb2.ListBotVersionsRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.ListBotVersionsResponse:
+        found = self.bots.versions(request.name)
+        bot = self.bots.get(request.name)
+        lines = self.leaderboards.lines_of(bot.name, bot.games)
+        return arena_pb2.ListBotVersionsResponse(
+            bot=convert.bot(bot), versions=[convert.bot_version(r, lines) for r in found]
+        )
+
+    @unary
+    def GetBotVersion(
+        self, request: arena_pb2.GetBotVersionRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.BotVersion:
+        found = self.bots.version(request.bot)
+        return convert.bot_version(found, self.leaderboards.lines_of(found.name, found.games))
+
+    @unary
     def RestoreBot(
         self, request: arena_pb2.RetireBotRequest, context: grpc.ServicerContext
     ) -> arena_pb2.BotInfo:

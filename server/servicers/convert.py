@@ -9,7 +9,7 @@ import games
 from hamlet import codec
 from hamlet.v1 import arena_pb2, common_pb2
 from server.elo import BotRating
-from server.ratings.intervals import ANCHOR_BOT, ANCHOR_RATING
+from server.ratings.intervals import ANCHOR_BOT, ANCHOR_RATING, Line
 from server.services.headtohead import TestStatus
 from server.services.history import History
 from server.services.ladder import LadderStatus
@@ -18,6 +18,7 @@ from server.services.matches import Replay
 from server.services.tournaments import Standing
 from server.storage import (
     BotRecord,
+    BotVersionRecord,
     DecisionRecord,
     MatchRecord,
     MatchStatus,
@@ -66,9 +67,7 @@ def bot(record: BotRecord) -> arena_pb2.BotInfo:
     """A bot line."""
     return arena_pb2.BotInfo(
         name=record.name,
-        origin=arena_pb2.BOT_ORIGIN_BUILTIN
-        if record.origin == "builtin"
-        else arena_pb2.BOT_ORIGIN_UPLOADED,
+        origin=_origin(record.origin),
         games=list(record.games),
         description=record.description,
         latest_version=record.latest_version,
@@ -76,6 +75,42 @@ def bot(record: BotRecord) -> arena_pb2.BotInfo:
         code_sha256=record.code_sha256,
         created_at=iso(record.created_at),
         owner=record.owner,
+    )
+
+
+def _origin(origin: str) -> arena_pb2.BotOrigin.ValueType:
+    return arena_pb2.BOT_ORIGIN_BUILTIN if origin == "builtin" else arena_pb2.BOT_ORIGIN_UPLOADED
+
+
+def bot_version(
+    record: BotVersionRecord, lines: dict[tuple[str, int], Line] | None = None
+) -> arena_pb2.BotVersion:
+    """One version of a bot, with its published lines (by (game, version)) when given."""
+    return arena_pb2.BotVersion(
+        bot_name=record.name,
+        version=record.version,
+        created_at=iso(record.created_at),
+        runtime=record.runtime,
+        code_sha256=record.code_sha256,
+        description=record.description,
+        owner=record.owner,
+        origin=_origin(record.origin),
+        games=list(record.games),
+        latest=record.latest,
+        retired=record.retired,
+        matches=record.matches,
+        ratings=[
+            arena_pb2.VersionRating(
+                game=game,
+                rating=line.rating,
+                low=line.low,
+                high=line.high,
+                games=line.games,
+                provisional=line.provisional,
+            )
+            for (game, version), line in sorted((lines or {}).items())
+            if version == record.version
+        ],
     )
 
 

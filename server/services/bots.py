@@ -16,10 +16,36 @@ from server.services.errors import (
     NotFoundError,
 )
 from server.services.hygiene import no_nul, sha256_hex, strip_nul
-from server.storage import BotRecord, Store, StoreConflictError
+from server.storage import BotRecord, BotVersionRecord, Store, StoreConflictError
 
 #: Built-in bots one worker may announce at once.
 MAX_ANNOUNCED = 200
+#: Digits of a version in ``name@version`` (more cannot be a version we stored).
+MAX_VERSION_DIGITS = 9
+
+
+def parse_ref(ref: str) -> tuple[str, int | None]:
+    """``name`` -> ``(name, None)`` (its latest version); ``name@3`` -> ``(name, 3)``.
+    Only the syntax is checked: InvalidArgumentError saying what to write instead."""
+    name, at, version = ref.partition("@")
+    v.identifier("bot name", name)
+    if not at:
+        return name, None
+    if not (version.isascii() and version.isdigit()) or len(version) > MAX_VERSION_DIGITS:
+        raise InvalidArgumentError(
+            f"bad bot reference {ref[:80]!r}: use name (its latest version) or name@version"
+        )
+    return name, int(version)
+
+
+def versions_note(found: Sequence[BotVersionRecord]) -> str:
+    """``its versions are 1, 2 and 3`` (for NOT_FOUND messages)."""
+    numbers = [str(r.version) for r in found]
+    if not numbers:
+        return "it has no versions"
+    if len(numbers) == 1:
+        return f"its only version is {numbers[0]}"
+    return f"its versions are {', '.join(numbers[:-1])} and {numbers[-1]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,17 +163,41 @@ class BotService:
         return bot
 
     def resolve(self, ref: str) -> BotRecord:
-        """``name`` (its latest version) or ``name@version``, or NotFoundError."""
-        name, at, version = ref.partition("@")
-        if not at:
+        """``name`` (its latest version) or ``name@version``, or NotFoundError naming the
+        versions that exist."""
+        name, version = parse_ref(ref)
+        if version is None:
             return self.get(name)
-        if not version.isdigit():
-            raise InvalidArgumentError(f"bad bot reference {ref[:80]!r}: use name or name@version")
-        found = self.store.get_bot_version(name, int(version))
+        found = self.store.get_bot_version(name, version)
         if found is None:
-            self.get(name)
-            raise NotFoundError(f"bot {name!r} has no version {version}")
+            raise self._no_version(name, version)
         return found
+
+    def versions(self, name: str) -> list[BotVersionRecord]:
+        """Every version of a bot, oldest first, or NotFoundError."""
+        v.identifier("bot name", name)
+        found = self.store.list_bot_versions(name)
+        if found is None:
+            raise NotFoundError(f"unknown bot {name!r}; `hamlet bots` lists them")
+        return found
+
+    def version(self, ref: str) -> BotVersionRecord:
+        """One version, by ``name`` (its latest) or ``name@version``, or NotFoundError naming
+        the versions that exist."""
+        name, number = parse_ref(ref)
+        found = self.versions(name)
+        for record in reversed(found):
+            if number is None or record.version == number:
+                return record
+        raise self._no_version(name, number or 0)
+
+    def _no_version(self, name: str, version: int) -> NotFoundError:
+        """NotFoundError for ``name@version``, naming the versions ``name`` has."""
+        found = self.versions(name)
+        return NotFoundError(
+            f"bot {name!r} has no version {version}; {versions_note(found)} "
+            f"(`hamlet bot versions {name}`)"
+        )
 
     def retire(self, name: str, retired: bool = True) -> BotRecord:
         """Retire a bot (it keeps its results), or restore it with ``retired=False``."""

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+import games
 from server.ratings import intervals
 from server.ratings.data import Result, pack
 from server.ratings.fit import fit
@@ -89,6 +90,19 @@ class LeaderboardService:
         with self._lock:
             self._cache[(game, rules)] = (count, board)
         return board
+
+    def lines_of(self, bot: str, game_names: Sequence[str]) -> dict[tuple[str, int], Line]:
+        """A bot's published lines under each game's current rules, by (game, version)
+        (versions without rated games have none). Fits are cached, so this costs a fit only
+        when results arrived since the last one."""
+        out: dict[tuple[str, int], Line] = {}
+        for game in game_names:
+            if game not in games.names():  # a game no longer served has no current rules
+                continue
+            for vl in self.published(game).lines:
+                if vl.bot == bot:
+                    out[(game, vl.version)] = vl.line
+        return out
 
     def _fit(self, game: str, rules: str) -> Published:
         rows = self.store.rated_results(game, rules)

@@ -15,6 +15,7 @@ from itertools import combinations
 from games import derive_seed
 from hamlet.queues import queue_for
 from server.services import commitments, swiss
+from server.services import entries as entries_mod
 from server.services import validation as v
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from server.services.hygiene import round_robin_matches
@@ -24,6 +25,7 @@ from server.storage import (
     MatchStatus,
     NewMatch,
     NewTournament,
+    SeatRecord,
     Store,
     TournamentRecord,
     TournamentStatus,
@@ -61,9 +63,9 @@ class TournamentRequest:
 
 @dataclass(frozen=True, slots=True)
 class Standing:
-    """One bot's tally in a tournament."""
+    """One entry's tally in a tournament."""
 
-    bot: str
+    bot: str  # name@version
     matches: int = 0
     wins: int = 0
     draws: int = 0
@@ -146,6 +148,10 @@ def _seats(nm: NewMatch, t: TournamentRecord) -> list[int]:
     return [t.entry_version_ids.index(v) for v in nm.seat_version_ids]
 
 
+def _label(seat: SeatRecord) -> str:
+    return entries_mod.label(seat.bot_name, seat.bot_version)
+
+
 def _shares_owner(table: tuple[int, ...], owners: Sequence[str]) -> bool:
     named = [owners[i] for i in table if owners[i]]
     return len(named) != len(set(named))
@@ -179,10 +185,7 @@ class TournamentService:
             raise InvalidArgumentError(
                 f"at most {MAX_BOTS} bots per tournament, not {len(req.bots)}"
             )
-        if len(set(req.bots)) != len(req.bots):
-            raise InvalidArgumentError("a bot is named twice")
-        for name in req.bots:
-            v.identifier("bot name", name)
+        entries_mod.check_syntax(req.bots)
         # Every field is checked, and the size of the plan computed, before any lookup and
         # before planning: a refused request costs no more than this arithmetic.
         per_table = req.players_per_table or min(len(req.bots), spec.max_players)
@@ -212,20 +215,10 @@ class TournamentService:
                 f"{len(req.bots)} bots at {per_table} per table for {rounds} rounds make "
                 f"{total} matches; the limit is {MAX_MATCHES}: name fewer bots or rounds"
             )
-        entries, owners, runtimes = [], [], {}
-        for name in req.bots:
-            bot = self.store.get_bot(name)
-            if bot is None:
-                raise NotFoundError(f"unknown bot {name!r}; `hamlet bots` lists them")
-            if bot.retired:
-                raise FailedPreconditionError(f"bot {name!r} is retired")
-            if req.game not in bot.games:
-                raise InvalidArgumentError(
-                    f"bot {name!r} does not play {req.game} (it plays {', '.join(bot.games)})"
-                )
-            entries.append(bot.version_id)
-            owners.append(bot.owner)
-            runtimes[bot.version_id] = bot.runtime
+        resolved = entries_mod.resolve(self.store, req.game, req.bots)
+        entries = [e.version_id for e in resolved]
+        owners = [e.owner for e in resolved]
+        runtimes = {e.version_id: e.runtime for e in resolved}
         tables = format_tables(req.format, len(entries), per_table)
         if req.format == SWISS:  # round 0 now, each next round when the last one ends
             first = swiss_order(seed, 0, [0.0] * len(entries))
@@ -235,8 +228,9 @@ class TournamentService:
             tables = [t for t in tables if not _shares_owner(t, owners)]
             if not tables:
                 raise InvalidArgumentError(
-                    "every table would seat two bots of the same owner; a rated tournament "
-                    "needs bots of different owners (or make it --unrated)"
+                    "every table would seat two bots of the same owner (two versions of one "
+                    "bot count too); a rated tournament needs bots of different owners: make "
+                    "it --unrated, or add other bots"
                 )
         tournament_id = "t" + secrets.token_hex(5)
         planned = (
@@ -280,14 +274,15 @@ class TournamentService:
         next_round = 1 + max(m.round for m in matches)
         if next_round >= t.rounds:
             return []
-        names = [b.rpartition("@")[0] for b in t.bots]
+        # Entries by name@version: one bot may enter at several versions.
+        names = list(t.bots)
         points = {s.bot: s.points for s in self.standings(tournament_id)}
         index = {name: i for i, name in enumerate(names)}
-        played = {frozenset(index[s.bot_name] for s in m.seats) for m in matches}
+        played = {frozenset(index[_label(s)] for s in m.seats) for m in matches}
         rounds_in: dict[str, set[int]] = {}
         for m in matches:
             for seat in m.seats:
-                rounds_in.setdefault(seat.bot_name, set()).add(m.round)
+                rounds_in.setdefault(_label(seat), set()).add(m.round)
         byes = {i: next_round - len(rounds_in.get(n, ())) for n, i in index.items()}
         order = swiss_order(t.seed, next_round, [points.get(n, 0.0) for n in names])
         owners = list(t.entry_owners) if t.rated else None
@@ -359,15 +354,17 @@ class TournamentService:
         return self.store.list_matches(tournament_id)
 
     def standings(self, tournament_id: str) -> list[Standing]:
-        """Per-bot tally of finished matches: points = players at the table - 1 - rank."""
+        """Per-entry (``name@version``) tally of finished matches: points = players at the
+        table - 1 - rank."""
         table: dict[str, Standing] = {}
         for match in self.store.list_matches(tournament_id, [MatchStatus.FINISHED]):
             n = len(match.seats)
             first = sum(1 for s in match.seats if s.rank == 0)
             for seat in match.seats:
                 rank = seat.rank if seat.rank is not None else n - 1
-                old = table.get(seat.bot_name, Standing(seat.bot_name))
-                table[seat.bot_name] = Standing(
+                key = _label(seat)
+                old = table.get(key, Standing(key))
+                table[key] = Standing(
                     bot=old.bot,
                     matches=old.matches + 1,
                     wins=old.wins + (rank == 0 and first == 1),

@@ -6,6 +6,7 @@ by URL); migrations live in ``server/migrations`` and run at start-up.
 
 from server.storage.base import (
     BotRecord,
+    BotVersionRecord,
     DecisionRecord,
     MatchRecord,
     MatchStatus,
@@ -27,6 +28,7 @@ from server.storage.sql import SqlStore, open_store
 
 __all__ = [
     "BotRecord",
+    "BotVersionRecord",
     "DecisionRecord",
     "MatchRecord",
     "MatchStatus",

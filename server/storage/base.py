@@ -90,6 +90,30 @@ class BotRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class BotVersionRecord:
+    """One version of a bot, with how many matches it has finished."""
+
+    name: str
+    version: int
+    version_id: int
+    origin: str  # builtin | uploaded
+    games: tuple[str, ...]
+    created_at: datetime
+    runtime: str  # builtin, python3, node or native
+    code_sha256: str  # empty for built-in bots
+    description: str
+    owner: str  # "" for built-in bots (the system)
+    retired: bool  # the bot's: a retired bot's versions enter no new tournament
+    latest: bool
+    matches: int = 0  # finished matches this version played
+
+    @property
+    def label(self) -> str:
+        """``name@version``."""
+        return f"{self.name}@{self.version}"
+
+
+@dataclass(frozen=True, slots=True)
 class SeatRecord:
     """A seat of a match."""
 

@@ -78,6 +78,8 @@ class BotVersion(Base):
     code_sha256: Mapped[str | None] = mapped_column(ForeignKey("bot_code.sha256"))
     created_at: Mapped[datetime] = mapped_column(DateTime)
     runtime: Mapped[str] = mapped_column(String(16), default="python3")
+    #: What the author said of this version when submitting it (or the one before it's).
+    description: Mapped[str] = mapped_column(Text, default="")
 
 
 class BotCode(Base):

@@ -9,6 +9,7 @@ from typing import Protocol
 from server.elo import BotRating
 from server.storage.base import (
     BotRecord,
+    BotVersionRecord,
     DecisionRecord,
     MatchRecord,
     MatchStatus,
@@ -100,6 +101,10 @@ class Store(Protocol):
 
     def list_bots(self, game: str = "", include_retired: bool = False) -> list[BotRecord]:
         """Bots, by name."""
+        ...
+
+    def list_bot_versions(self, name: str) -> list[BotVersionRecord] | None:
+        """Every version of a bot, oldest first; ``None`` if the bot is unknown."""
         ...
 
     def retire_bot(self, name: str, retired: bool = True) -> BotRecord | None:

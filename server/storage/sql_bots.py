@@ -11,6 +11,8 @@ from sqlalchemy.orm import Session
 from server.storage import models as m
 from server.storage.base import (
     BotRecord,
+    BotVersionRecord,
+    MatchStatus,
     StoreConflictError,
     utcnow,
 )
@@ -52,13 +54,26 @@ class BotsPart(SqlBase):
             bot.retired = False
             s.add(bot)
             s.flush()
-            s.add(m.BotVersion(bot_id=bot.id, version=1, created_at=now, runtime="builtin"))
+            s.add(
+                m.BotVersion(
+                    bot_id=bot.id,
+                    version=1,
+                    created_at=now,
+                    runtime="builtin",
+                    description=description,
+                )
+            )
         elif bot.origin != "builtin":
             raise StoreConflictError(f"bot name {name!r} is taken by an uploaded bot")
         else:
             merged = sorted(set(bot.games.split(",")) | set(games) - {""})
             bot.games = ",".join(merged)
             bot.description = description or bot.description
+            # A built-in bot has one version, whose code is the worker's: it says what the
+            # workers say now.
+            only = s.scalar(select(m.BotVersion).where(m.BotVersion.bot_id == bot.id).limit(1))
+            if only is not None:
+                only.description = bot.description
         s.flush()
         return self._bot_record(s, bot)
 
@@ -108,6 +123,8 @@ class BotsPart(SqlBase):
                     code_sha256=sha256,
                     created_at=now,
                     runtime=runtime,
+                    # no description: the version says what the bot said before it
+                    description=description or bot.description,
                 )
             )
             if description:
@@ -141,6 +158,48 @@ class BotsPart(SqlBase):
             for r in records
             if (include_retired or not r.retired) and (not game or game in r.games)
         ]
+
+    def list_bot_versions(self, name: str) -> list[BotVersionRecord] | None:
+        with self._tx() as s:
+            bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
+            if bot is None:
+                return None
+            rows = s.scalars(
+                select(m.BotVersion)
+                .where(m.BotVersion.bot_id == bot.id)
+                .order_by(m.BotVersion.version)
+            ).all()
+            played = dict(
+                s.execute(
+                    select(m.MatchSeat.bot_version_id, func.count(func.distinct(m.Match.id)))
+                    .join(m.Match, m.Match.id == m.MatchSeat.match_id)
+                    .where(
+                        m.MatchSeat.bot_version_id.in_([r.id for r in rows]),
+                        m.Match.status == MatchStatus.FINISHED.value,
+                    )
+                    .group_by(m.MatchSeat.bot_version_id)
+                ).all()
+            )
+            owner = self._owner_name(s, bot)
+            latest = rows[-1].version if rows else 0
+            return [
+                BotVersionRecord(
+                    name=bot.name,
+                    version=r.version,
+                    version_id=r.id,
+                    origin=bot.origin,
+                    games=tuple(g for g in bot.games.split(",") if g),
+                    created_at=r.created_at,
+                    runtime=r.runtime,
+                    code_sha256=r.code_sha256 or "",
+                    description=r.description,
+                    owner=owner,
+                    retired=bot.retired,
+                    latest=r.version == latest,
+                    matches=int(played.get(r.id, 0)),
+                )
+                for r in rows
+            ]
 
     def retire_bot(self, name: str, retired: bool = True) -> BotRecord | None:
         with self._tx() as s:
@@ -176,7 +235,11 @@ class BotsPart(SqlBase):
             code_sha256=(version.code_sha256 or "") if version else "",
             created_at=bot.created_at,
             runtime=version.runtime if version else "",
-            owner=(s.scalar(select(m.User.name).where(m.User.id == bot.owner_id)) or "")
-            if bot.owner_id is not None
-            else "",
+            owner=self._owner_name(s, bot),
         )
+
+    def _owner_name(self, s: Session, bot: m.Bot) -> str:
+        """The submitting user's name; empty for built-in bots."""
+        if bot.owner_id is None:
+            return ""
+        return s.scalar(select(m.User.name).where(m.User.id == bot.owner_id)) or ""

@@ -166,6 +166,8 @@ WORKER_ROW = (UNAUTH, UNAUTH, UNAUTH, UNAUTH, DENIED, DENIED, DENIED, DENIED, OK
 ARENA: dict[str, tuple[Make, tuple[grpc.StatusCode, ...]]] = {
     "ListGames": (lambda w: arena_pb2.ListGamesRequest(), READ_ROW),
     "ListBots": (lambda w: arena_pb2.ListBotsRequest(), READ_ROW),
+    "ListBotVersions": (lambda w: arena_pb2.ListBotVersionsRequest(name=w.alice_bot()), READ_ROW),
+    "GetBotVersion": (lambda w: arena_pb2.GetBotVersionRequest(bot=w.alice_bot()), READ_ROW),
     "GetTournament": (
         lambda w: arena_pb2.TournamentRef(tournament_id=w.alice_tournament()),
         READ_ROW,
