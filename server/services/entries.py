@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from server.services.bots import parse_ref, versions_note
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
-from server.storage import BotRecord, Store
+from server.storage import BotRecord, SeatRecord, Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,18 @@ class Entry:
 def label(name: str, version: int) -> str:
     """How standings, seats and entries name a bot version: ``name@version``."""
     return f"{name}@{version}"
+
+
+def seat_label(seat: SeatRecord) -> str:
+    """The entry a seat belongs to: ``name@version``."""
+    return label(seat.bot_name, seat.bot_version)
+
+
+def shares_owner(table: tuple[int, ...], owners: Sequence[str]) -> bool:
+    """Two entries of one user at the table (the system's bots aside; two versions of one bot
+    share their owner)."""
+    named = [owners[i] for i in table if owners[i]]
+    return len(named) != len(set(named))
 
 
 def check_syntax(refs: Sequence[str]) -> None:

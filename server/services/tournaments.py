@@ -25,7 +25,6 @@ from server.storage import (
     MatchStatus,
     NewMatch,
     NewTournament,
-    SeatRecord,
     Store,
     TournamentRecord,
     TournamentStatus,
@@ -148,15 +147,6 @@ def _seats(nm: NewMatch, t: TournamentRecord) -> list[int]:
     return [t.entry_version_ids.index(v) for v in nm.seat_version_ids]
 
 
-def _label(seat: SeatRecord) -> str:
-    return entries_mod.label(seat.bot_name, seat.bot_version)
-
-
-def _shares_owner(table: tuple[int, ...], owners: Sequence[str]) -> bool:
-    named = [owners[i] for i in table if owners[i]]
-    return len(named) != len(set(named))
-
-
 class TournamentService:
     """Creating, running and following tournaments."""
 
@@ -225,7 +215,7 @@ class TournamentService:
             tables = swiss.pair(first, per_table, set(), owners if req.rated else None)
         if req.rated:
             # Ranked tables never seat two bots of one user (the system's built-ins aside).
-            tables = [t for t in tables if not _shares_owner(t, owners)]
+            tables = [t for t in tables if not entries_mod.shares_owner(t, owners)]
             if not tables:
                 raise InvalidArgumentError(
                     "every table would seat two bots of the same owner (two versions of one "
@@ -278,11 +268,11 @@ class TournamentService:
         names = list(t.bots)
         points = {s.bot: s.points for s in self.standings(tournament_id)}
         index = {name: i for i, name in enumerate(names)}
-        played = {frozenset(index[_label(s)] for s in m.seats) for m in matches}
+        played = {frozenset(index[entries_mod.seat_label(s)] for s in m.seats) for m in matches}
         rounds_in: dict[str, set[int]] = {}
         for m in matches:
             for seat in m.seats:
-                rounds_in.setdefault(_label(seat), set()).add(m.round)
+                rounds_in.setdefault(entries_mod.seat_label(seat), set()).add(m.round)
         byes = {i: next_round - len(rounds_in.get(n, ())) for n, i in index.items()}
         order = swiss_order(t.seed, next_round, [points.get(n, 0.0) for n in names])
         owners = list(t.entry_owners) if t.rated else None
@@ -362,7 +352,7 @@ class TournamentService:
             first = sum(1 for s in match.seats if s.rank == 0)
             for seat in match.seats:
                 rank = seat.rank if seat.rank is not None else n - 1
-                key = _label(seat)
+                key = entries_mod.seat_label(seat)
                 old = table.get(key, Standing(key))
                 table[key] = Standing(
                     bot=old.bot,

@@ -4,11 +4,16 @@ format as ``name@version`` (one bot at several versions), and recorded per seat 
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import grpc
 import pytest
+from sqlalchemy import text
 
 from hamlet.v1 import arena_pb2, common_pb2
+from server.storage import SqlStore
+from server.storage.migrate import upgrade
+from server.storage.sql import make_engine
 from tests.server import fakeworker
 from tests.server.conftest import Running
 
@@ -24,9 +29,9 @@ def _three_versions(run: Running) -> list[str]:
     """``mine`` at versions 1-3 (the third without a description); the sources."""
     fakeworker.announce(run.worker_channel, ["toy"], bots=("alpha", "beta"))
     sources = [SOURCE + f"# v{i}\n" for i in (1, 2, 3)]
-    for source, text in zip(sources, ("first try", "greedier", ""), strict=True):
+    for source, said in zip(sources, ("first try", "greedier", ""), strict=True):
         run.arena.SubmitBot(
-            arena_pb2.SubmitBotRequest(name="mine", game="toy", source=source, description=text)
+            arena_pb2.SubmitBotRequest(name="mine", game="toy", source=source, description=said)
         )
     return sources
 
@@ -182,3 +187,28 @@ def test_a_v1_against_v2_tournament_records_the_versions_that_played(
     # standings name each entry name@version: two versions are two lines
     assert sorted(s.bot_name for s in done.standings) == ["mine@1", "mine@2"]
     assert [s.matches for s in done.standings] == [2 * rounds, 2 * rounds]
+
+
+def test_versions_stored_before_descriptions_get_their_bots(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    upgrade(engine, "0006")
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "insert into bots (id, name, origin, games, description, retired, created_at) "
+                "values (1, 'old', 'uploaded', 'toy', 'said once', 0, '2026-01-01 00:00:00')"
+            )
+        )
+        conn.execute(
+            text(
+                "insert into bot_versions (id, bot_id, version, created_at, runtime) "
+                "values (1, 1, 1, '2026-01-01 00:00:00', 'python3')"
+            )
+        )
+    upgrade(engine)
+    store = SqlStore(engine)
+    try:
+        (only,) = store.list_bot_versions("old") or []
+        assert (only.version, only.description, only.latest) == (1, "said once", True)
+    finally:
+        store.close()
