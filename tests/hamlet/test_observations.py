@@ -249,3 +249,19 @@ def test_rarely_reached_decisions_round_trip_exactly(game: str, build: Any) -> N
         assert typed(wire_round_trip(game, obs)) == typed(obs)
     for action in state.legal_actions():  # the options too, as a bot receives them
         assert codec.action_from_proto(game, codec.action_to_proto(game, action)) == action
+
+
+SEAT_KEY = {"village": "player", "my_village": "player", "farmaria": "me"}
+
+
+@pytest.mark.parametrize("game", sorted(SEAT_KEY))
+def test_the_seat_key_of_each_game_is_the_documented_one(game: str) -> None:
+    """docs/bot-authors.md's seat-key table: the key names the seat that was asked, along a
+    whole random playout, for every seat."""
+    assert set(SEAT_KEY) == set(games.names())
+    rng = random.Random(3)
+    state = games.get(game).new_game(num_players=3, seed=3)
+    while not state.is_over():
+        for seat in range(3):
+            assert state.observation(seat)[SEAT_KEY[game]] == seat
+        state.apply(rng.choice(state.legal_actions()))
