@@ -18,7 +18,7 @@ async def login_form(request: Request) -> Response:
 
 async def login(request: Request) -> Response:
     """``POST /login``: check the token with the server, then keep it in the cookie."""
-    form = await request.form()
+    form = await security.read_form(request)
     if not security.csrf_ok(request, form.get(security.CSRF_FIELD)):
         expired = "the form expired or came from another site; please try again"
         return page(request, "login.html", 403, title="Log in", error=expired)
@@ -37,7 +37,7 @@ async def login(request: Request) -> Response:
 
 async def logout(request: Request) -> Response:
     """``POST /logout``: forget the token (CSRF-checked, so no other site can log you out)."""
-    form = await request.form()
+    form = await security.read_form(request)
     if not security.csrf_ok(request, form.get(security.CSRF_FIELD)):
         return page(request, "error.html", 403, title="Error 403",
                     message="the form expired or came from another site")  # fmt: skip

@@ -66,7 +66,8 @@ def line_chart(
     svg = Svg(W, H, title, "chart")
     svg.rect(PAD_L, PAD_T, W - PAD_L - PAD_R, H - PAD_T - PAD_B, fill="#fff", stroke="#bbb")
     for v in (sc.y0, (sc.y0 + sc.y1) / 2, sc.y1):
-        svg.text(PAD_L - 4, sc.y(v) + 4, f"{v:.0f}", font_size="11", text_anchor="end")
+        label = f"{v:.0f}".replace("-0", "0") if abs(v) < 0.5 else f"{v:.0f}"
+        svg.text(PAD_L - 4, sc.y(v) + 4, label, font_size="11", text_anchor="end")
     svg.text(PAD_L, H - 8, f"{sc.x0:.0f}", font_size="11")
     svg.text(W - PAD_R, H - 8, f"{sc.x1:.0f}", font_size="11", text_anchor="end")
     svg.text((PAD_L + W) / 2, H - 8, x_label, font_size="11", text_anchor="middle")

@@ -12,6 +12,7 @@ import hmac
 import secrets
 from dataclasses import dataclass
 from enum import Enum
+from urllib.parse import parse_qs
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -21,6 +22,7 @@ TOKEN_COOKIE = "hamlet_token"
 CSRF_COOKIE = "hamlet_csrf"
 CSRF_FIELD = "csrf"
 MAX_TOKEN_LENGTH = 512
+MAX_FORM_BYTES = 4096
 
 #: Our own scripts and styles only; no inline script or style, no framing, no plugins.
 CSP = (
@@ -63,6 +65,20 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+async def read_form(request: Request) -> dict[str, str]:
+    """A small url-encoded form (the login and logout forms); empty if it is anything else."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/x-www-form-urlencoded":
+        return {}
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            return {}
+    fields = parse_qs(body.decode("utf-8", errors="replace"), max_num_fields=10)
+    return {k: v[0] for k, v in fields.items() if v}
 
 
 def visitor_token(request: Request) -> str | None:

@@ -43,6 +43,16 @@ def _field(svg: Svg, field: dict[str, object], x: float, y: float, index: int) -
         svg.text(x + 4, y + 42, f"+{len(animals) - 4} more", font_size="11")
 
 
+def _card(item: object) -> str | None:
+    """A market card's name; a bundle (a field for sale with its animals) says so."""
+    if isinstance(item, dict) and "bundle" in item:
+        field = as_dict(item["bundle"])
+        animals = [a for s in as_list(field.get("stables")) for a in as_list(s)]
+        animals += as_list(field.get("outside"))
+        return f"bundle of {len(animals)}"
+    return None if item is None else str(item)
+
+
 @register("farmaria")
 def draw(state: dict[str, object]) -> Frame:
     """The Farmaria table of one public state."""
@@ -58,7 +68,7 @@ def draw(state: dict[str, object]) -> Frame:
     svg.text(6, 58, "Market:", font_size="13", font_weight="bold")
     for i, stack in enumerate(as_list(state.get("market"))):
         s = as_dict(stack)
-        top, size = s.get("top"), num(s.get("size"))
+        top, size = _card(s.get("top")), num(s.get("size"))
         svg.rect(70 + i * 118, 40, 112, 26, f"market stack {i + 1}: {top} on top, {size} cards",
                  fill="#fff", stroke="#555")  # fmt: skip
         svg.text(76 + i * 118, 58, f"{top or 'empty'} ×{size}", font_size="12")

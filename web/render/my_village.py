@@ -54,8 +54,8 @@ def draw(state: dict[str, object]) -> Frame:
         _die(svg, str(colour), num(pips), 90 + i * 32, 40)
     svg.text(6, 98, "Customers on display:", font_size="13", font_weight="bold")
     for i, card in enumerate(as_list(state.get("display"))):
-        svg.rect(160 + i * 58, 82, 52, 22, f"customer {card}", fill="#fff", stroke="#555")
-        svg.text(186 + i * 58, 98, str(card), font_size="12", text_anchor="middle")
+        svg.rect(180 + i * 58, 82, 52, 22, f"customer {card}", fill="#fff", stroke="#555")
+        svg.text(206 + i * 58, 98, str(card), font_size="12", text_anchor="middle")
     for seat, v in enumerate(villages):
         y = 36 + 80 + seat * PANEL_H
         svg.rect(
