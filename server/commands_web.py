@@ -12,7 +12,7 @@ from server import console, credentials
 if TYPE_CHECKING:
     from web.app import WebSettings
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_WEB_PORT = 8080
 
 
@@ -33,7 +33,7 @@ def settings_from(args: argparse.Namespace) -> WebSettings:
 
 def web(args: argparse.Namespace) -> int:
     """``hamlet web``: serve the web app until Ctrl-C."""
-    from web.serve import serve_forever
+    from web.serve import bind, serve_forever
 
     try:
         settings = settings_from(args)
@@ -45,6 +45,14 @@ def web(args: argparse.Namespace) -> int:
         if args.port is not None
         else int(os.environ.get("HAMLET_WEB_PORT", DEFAULT_WEB_PORT))
     )
-    console.out.print(f"Hamlet web on http://{args.host}:{port}/ reading from {args.server}")
-    serve_forever(settings, args.host, port)
+    try:
+        sock = bind(args.host, port)
+    except OSError as exc:
+        console.err.print(f"hamlet web: cannot listen on {args.host}:{port}: {exc}")
+        return EXIT_FAILED
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    console.out.print(
+        f"Hamlet web on http://{shown}:{sock.getsockname()[1]}/ reading from {args.server}"
+    )
+    serve_forever(settings, sock)
     return EXIT_OK

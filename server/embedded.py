@@ -380,7 +380,11 @@ def start_web(server_addr: str, port: int) -> BackgroundWeb:
     from web.app import WebSettings
     from web.serve import BackgroundWeb
 
-    return BackgroundWeb(WebSettings(server=server_addr), "127.0.0.1", _preferred(port))
+    settings = WebSettings(server=server_addr)
+    try:
+        return BackgroundWeb(settings, "127.0.0.1", _preferred(port))
+    except OSError:  # taken between the check and the bind
+        return BackgroundWeb(settings, "127.0.0.1", 0)
 
 
 def _stop_web(web: BackgroundWeb) -> None:

@@ -34,9 +34,8 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve_forever(settings: WebSettings, host: str, port: int) -> None:
-    """Serve until interrupted (uvicorn handles SIGINT and SIGTERM)."""
-    sock = bind(host, port)
+def serve_forever(settings: WebSettings, sock: socket.socket) -> None:
+    """Serve on ``sock`` until interrupted (uvicorn handles SIGINT and SIGTERM)."""
     uvicorn.Server(_config(settings)).run(sockets=[sock])
 
 

@@ -204,6 +204,8 @@ def test_a_running_tournament_updates_without_reloading(driver: object, hamlet: 
     wait_until(all_rows, 20, "every finished match on the page", 0.2)
     assert driver.execute_script("return window.__sameDocument === true;")  # type: ignore[attr-defined]
     assert console_errors(driver) == []
+    _load(driver, hamlet.url("/leaderboards/village"))  # now with three bots
+    _shot(driver, hamlet, "leaderboard-village.png")
 
 
 def test_pages_fit_a_phone_width(hamlet: Hamlet) -> None:
