@@ -57,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     from server import commands_accounts as ca
     from server import commands_bots as cb
     from server import commands_ranked as cr
+    from server import commands_web as cw
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -264,6 +265,13 @@ def _parser() -> argparse.ArgumentParser:
         "--metrics-port", type=int, default=None, help="metrics port (HAMLET_METRICS_PORT)"
     )
 
+    p = add("web", cw.web, "serve the read-only web app (leaderboards, tournaments, replays)")
+    p.add_argument("--host", default="127.0.0.1", help="listen address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None, help="HTTP port (HAMLET_WEB_PORT, 8080)")
+    p.add_argument(
+        "--secure-cookies", action="store_true", help="behind HTTPS: send cookies over TLS only"
+    )
+
     p = sub.add_parser(
         "worker", help="run a Celery worker for the match queue (python -m workers worker)"
     )
@@ -284,6 +292,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--data-dir", type=Path, default=None, help="data directory (HAMLET_DATA_DIR)")
     p.add_argument("--port", type=int, default=None, help="gRPC port (default 50051)")
+    p.add_argument("--web-port", type=int, default=8080, help="web app port (default 8080)")
     p.add_argument("--rounds", type=int, default=2, help="demo rounds per game (default 2)")
     p.add_argument("--decision-ms", type=int, default=2000, help="demo per-decision limit")
     demo = p.add_mutually_exclusive_group()

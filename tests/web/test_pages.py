@@ -1,0 +1,105 @@
+"""Every page against a real server: status, title, escaping and the security headers."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from hamlet.v1 import arena_pb2
+from tests.web.conftest import GAMES, Site
+
+
+def _title(html: str) -> str:
+    found = re.search(r"<title>(.*?)</title>", html, re.S)
+    assert found, "every page has a title"
+    return found.group(1)
+
+
+def pages(site: Site) -> list[str]:
+    out = ["/", "/tournaments", "/bots", "/bots/alpha", "/login"]
+    for game in GAMES:
+        out += [f"/leaderboards/{game}", f"/tournaments/{site.tournaments[game]}"]
+        mid = site.matches[game][0]
+        out += [f"/matches/{mid}", f"/matches/{mid}/replay", f"/bots/beta?game={game}"]
+    return out
+
+
+def test_every_page_answers_with_a_title_and_the_security_headers(site: Site) -> None:
+    for path in pages(site):
+        r = site.client.get(path)
+        assert r.status_code == 200, (path, r.text[:500])
+        assert "Hamlet" in _title(r.text), path
+        csp = r.headers["content-security-policy"]
+        assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+        assert r.headers["x-frame-options"] == "DENY"
+        assert r.headers["x-content-type-options"] == "nosniff"
+        assert r.headers["cache-control"] == "no-store"
+        assert "<script>" not in r.text and " style=" not in r.text, path  # the CSP holds
+
+
+def test_the_leaderboard_shows_intervals_rank_ranges_and_provisional_marks(site: Site) -> None:
+    board = site.arena.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="village"))
+    html = site.client.get("/leaderboards/village").text
+    assert board.lines, "the tournament was rated"
+    for line in board.lines:
+        assert f"{line.bot_name}</a>@{line.version}" in html
+        assert f"{line.low:.0f} – {line.high:.0f}" in html
+    assert "95% interval" in html and "Rank range" in html and "Seat advantages" in html
+    assert ("provisional" in html) == any(ln.provisional for ln in board.lines)
+
+
+def test_a_match_page_shows_seats_forfeits_seed_commitment_and_links(site: Site) -> None:
+    m = site.arena.GetMatch(arena_pb2.MatchRef(match_id=site.forfeit_match)).match
+    t = site.arena.GetTournament(arena_pb2.TournamentRef(tournament_id=m.tournament_id))
+    html = site.client.get(f"/matches/{m.match_id}").text
+    for s in m.seats:
+        assert f'data-seat-score="{s.seat}">{s.score}<' in html
+    assert "crash: boom" in html  # the forfeit's reason and the server's detail
+    assert t.seed_commitment in html
+    assert f"/matches/{m.match_id}/replay" in html and f"/matches/{m.match_id}/log.json" in html
+
+
+def test_the_log_downloads_as_json(site: Site) -> None:
+    mid = site.matches["farmaria"][0]
+    r = site.client.get(f"/matches/{mid}/log.json")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    body = json.loads(r.text)
+    detail = site.arena.GetMatch(arena_pb2.MatchRef(match_id=mid))
+    assert body["match"]["match_id"] == mid
+    assert len(body["decisions"]) == len(detail.decisions) > 0
+
+
+def test_the_live_feed_returns_what_finished_after_the_cursor(site: Site) -> None:
+    tid = site.tournaments["my_village"]
+    total = len(site.matches["my_village"])
+    first = site.client.get(f"/tournaments/{tid}/live.json?cursor=0").json()
+    assert first["cursor"] == total and first["over"]
+    assert first["rows_html"].count("<tr>") == total
+    later = site.client.get(f"/tournaments/{tid}/live.json?cursor={total}").json()
+    assert later["rows_html"] == "" and "Standings" in later["standings_html"]
+    assert site.client.get(f"/tournaments/{tid}/live.json?cursor=x").status_code == 400
+
+
+def test_the_bot_page_has_owner_versions_history_and_opponents(site: Site) -> None:
+    html = site.client.get("/bots/alpha?game=village").text
+    assert "system (built-in)" in html and "v1" in html
+    assert "Rating history" in html and 'class="chart"' in html
+    assert "Results by opponent" in html and "/bots/beta?game=village" in html
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [("/matches/nope", 404), ("/bots/nobody", 404), ("/leaderboards/chess", 404),
+     ("/tournaments/nope", 404)],
+)  # fmt: skip
+def test_unknown_things_are_404_pages(site: Site, path: str, status: int) -> None:
+    r = site.client.get(path)
+    assert r.status_code == status and "<title>" in r.text
+
+
+def test_names_are_escaped(site: Site) -> None:
+    r = site.client.get("/leaderboards/<script>alert(1)</script>")
+    assert "<script>alert(1)</script>" not in r.text
+    assert "&lt;script&gt;" in r.text or r.status_code in (400, 404)

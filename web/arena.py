@@ -1,0 +1,132 @@
+"""The web app's only way to the data: reads through the ``Arena`` gRPC API.
+
+Spectators' calls go over one anonymous channel (public reads), so a page shows exactly what
+the server shows anyone; a logged-in visitor's token is forwarded as the bearer token on a
+channel opened for that call. Finished replays are immutable, so a few are kept in memory
+(the server replays the whole match through the engine for each ``GetReplay``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+
+from hamlet import codec
+from hamlet.channels import open_channel
+from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+
+CALL_TIMEOUT = 15.0
+REPLAY_CACHE = 16
+
+
+@dataclass(frozen=True)
+class ReplayData:
+    """A replay as the viewer needs it: the match, the public states and the steps."""
+
+    replay: common_pb2.Replay
+    states: tuple[dict[str, object], ...]  # the initial state, then one after each step
+
+    @property
+    def last(self) -> int:
+        """The number of decisions (the last position of the scrubber)."""
+        return len(self.states) - 1
+
+
+class ArenaReader:
+    """Typed reads of the Arena API with the web app's anonymous channel."""
+
+    def __init__(self, target: str, ca_file: Path | None = None, token: str | None = None):
+        self._target = target
+        self._ca_file = ca_file
+        self._channel = open_channel(target, token=token, ca_file=ca_file)
+        self.stub = arena_pb2_grpc.ArenaStub(self._channel)  # type: ignore[no-untyped-call]
+        self._replays: OrderedDict[str, ReplayData] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Close the channel."""
+        self._channel.close()
+
+    def games(self) -> list[common_pb2.Game]:
+        """The registered games."""
+        return list(self.stub.ListGames(arena_pb2.ListGamesRequest(), timeout=CALL_TIMEOUT).games)
+
+    def bots(self, game: str = "", include_retired: bool = True) -> list[arena_pb2.BotInfo]:
+        """Bots, of one game or all."""
+        req = arena_pb2.ListBotsRequest(game=game, include_retired=include_retired)
+        return list(self.stub.ListBots(req, timeout=CALL_TIMEOUT).bots)
+
+    def bot(self, name: str) -> arena_pb2.BotInfo | None:
+        """One bot by name, or None."""
+        return next((b for b in self.bots() if b.name == name), None)
+
+    def leaderboard(self, game: str, rules_version: str = "") -> arena_pb2.Leaderboard:
+        """A game's published rating and live Elo table."""
+        req = arena_pb2.GetLeaderboardRequest(game=game, rules_version=rules_version)
+        return self.stub.GetLeaderboard(req, timeout=CALL_TIMEOUT)
+
+    def tournaments(self, limit: int = 100) -> list[arena_pb2.Tournament]:
+        """The most recent tournaments."""
+        req = arena_pb2.ListTournamentsRequest(limit=limit)
+        return list(self.stub.ListTournaments(req, timeout=CALL_TIMEOUT).tournaments)
+
+    def tournament(self, tournament_id: str) -> arena_pb2.Tournament:
+        """One tournament with its standings."""
+        ref = arena_pb2.TournamentRef(tournament_id=tournament_id)
+        return self.stub.GetTournament(ref, timeout=CALL_TIMEOUT)
+
+    def matches(self, tournament_id: str) -> list[common_pb2.Match]:
+        """A tournament's matches."""
+        ref = arena_pb2.TournamentRef(tournament_id=tournament_id)
+        return list(self.stub.ListMatches(ref, timeout=CALL_TIMEOUT).matches)
+
+    def match(self, match_id: str) -> arena_pb2.MatchDetail:
+        """A match with its decision log."""
+        return self.stub.GetMatch(arena_pb2.MatchRef(match_id=match_id), timeout=CALL_TIMEOUT)
+
+    def history(self, name: str, game: str = "") -> arena_pb2.BotHistory:
+        """A bot's rating history and results by opponent."""
+        req = arena_pb2.BotHistoryRequest(name=name, game=game)
+        return self.stub.GetBotHistory(req, timeout=CALL_TIMEOUT)
+
+    def replay(self, match_id: str) -> ReplayData:
+        """A finished match's replay (kept in a small cache: finished matches never change)."""
+        with self._lock:
+            hit = self._replays.get(match_id)
+            if hit is not None:
+                self._replays.move_to_end(match_id)
+                return hit
+        rep = self.stub.GetReplay(arena_pb2.MatchRef(match_id=match_id), timeout=60)
+        states = (
+            codec.struct_to_dict(rep.initial_state),
+            *tuple(codec.struct_to_dict(s.public_state) for s in rep.steps),
+        )
+        data = ReplayData(rep, states)
+        with self._lock:
+            self._replays[match_id] = data
+            while len(self._replays) > REPLAY_CACHE:
+                self._replays.popitem(last=False)
+        return data
+
+    def whoami(self, token: str) -> arena_pb2.WhoAmIResponse | None:
+        """Who ``token`` belongs to (its own channel); None if the server refuses it."""
+        channel = open_channel(self._target, token=token, ca_file=self._ca_file)
+        try:
+            stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
+            who: arena_pb2.WhoAmIResponse = stub.WhoAmI(
+                arena_pb2.WhoAmIRequest(), timeout=CALL_TIMEOUT
+            )
+        except grpc.RpcError as exc:
+            if exc.code() in (  # type: ignore[attr-defined]
+                grpc.StatusCode.UNAUTHENTICATED,
+                grpc.StatusCode.PERMISSION_DENIED,
+            ):
+                return None
+            raise
+        finally:
+            channel.close()
+        return None if who.anonymous else who

@@ -1,0 +1,102 @@
+// The replay scrubber: steps in place (frame.json), keeps ?d= in the URL, plays and pauses.
+// Without this script every control is a plain link or form and still works.
+(function () {
+  "use strict";
+  var viewer = document.getElementById("viewer");
+  if (!viewer) { return; }
+  var url = viewer.getAttribute("data-frame-url");
+  var last = parseInt(viewer.getAttribute("data-last"), 10);
+  var d = parseInt(viewer.getAttribute("data-d"), 10);
+  var frame = document.getElementById("frame");
+  var slider = document.getElementById("slider");
+  var play = document.getElementById("play");
+  var go = document.getElementById("go");
+  var timer = null;
+  var pending = 0;
+
+  function links(n) {
+    document.getElementById("first").href = "?d=0";
+    document.getElementById("back").href = "?d=" + Math.max(n - 1, 0);
+    document.getElementById("forward").href = "?d=" + Math.min(n + 1, last);
+    document.getElementById("last").href = "?d=" + last;
+  }
+
+  function moveCursor(n) {
+    var line = document.getElementById("chart-cursor");
+    if (!line) { return; }
+    var x = parseFloat(line.getAttribute("data-x0")) +
+      (n - parseFloat(line.getAttribute("data-v0"))) * parseFloat(line.getAttribute("data-dx"));
+    line.setAttribute("x1", x.toFixed(1));
+    line.setAttribute("x2", x.toFixed(1));
+  }
+
+  function show(n) {
+    n = Math.max(0, Math.min(last, n));
+    var ticket = ++pending;
+    return fetch(url + "?d=" + n, { credentials: "same-origin" })
+      .then(function (r) {
+        if (!r.ok) { throw new Error("frame " + n + ": HTTP " + r.status); }
+        return r.json();
+      })
+      .then(function (data) {
+        if (ticket !== pending) { return; }
+        d = data.d;
+        frame.innerHTML = data.html;  // server-rendered, autoescaped
+        slider.value = String(d);
+        viewer.setAttribute("data-d", String(d));
+        links(d);
+        moveCursor(d);
+        var u = new URL(window.location.href);
+        u.searchParams.set("d", String(d));
+        window.history.replaceState(null, "", u.toString());
+        document.title = document.title.replace(/decision \d+/, "decision " + d);
+        if (d >= last) { stop(); }
+      });
+  }
+
+  function stop() {
+    if (timer !== null) { window.clearInterval(timer); timer = null; }
+    play.textContent = "▶ Play";
+    play.setAttribute("aria-pressed", "false");
+  }
+
+  function toggle() {
+    if (timer !== null) { stop(); return; }
+    if (d >= last) { d = -1; }
+    play.textContent = "⏸ Pause";
+    play.setAttribute("aria-pressed", "true");
+    timer = window.setInterval(function () { show(d + 1); }, 400);
+  }
+
+  function intercept(id, target) {
+    document.getElementById(id).addEventListener("click", function (e) {
+      e.preventDefault();
+      stop();
+      show(target());
+    });
+  }
+
+  play.hidden = false;
+  go.hidden = true;
+  intercept("first", function () { return 0; });
+  intercept("back", function () { return d - 1; });
+  intercept("forward", function () { return d + 1; });
+  intercept("last", function () { return last; });
+  play.addEventListener("click", toggle);
+  slider.addEventListener("input", function () { stop(); show(parseInt(slider.value, 10)); });
+  document.getElementById("goto").addEventListener("submit", function (e) {
+    e.preventDefault();
+    show(parseInt(slider.value, 10));
+  });
+  document.addEventListener("keydown", function (e) {
+    var tag = (e.target && e.target.tagName) || "";
+    if (tag === "INPUT" && e.target.type !== "range") { return; }
+    if (tag === "SELECT" || tag === "TEXTAREA" || e.altKey || e.ctrlKey || e.metaKey) { return; }
+    var keys = { ArrowLeft: -1, ArrowRight: 1 };
+    if (e.key in keys) { e.preventDefault(); stop(); show(d + keys[e.key]); }
+    else if (e.key === "Home") { e.preventDefault(); stop(); show(0); }
+    else if (e.key === "End") { e.preventDefault(); stop(); show(last); }
+    else if (e.key === " " && tag !== "BUTTON" && tag !== "A") { e.preventDefault(); toggle(); }
+  });
+  window.hamletViewer = { show: show, position: function () { return d; } };
+})();
