@@ -66,9 +66,7 @@ def bot(record: BotRecord) -> arena_pb2.BotInfo:
     """A bot line."""
     return arena_pb2.BotInfo(
         name=record.name,
-        origin=arena_pb2.BOT_ORIGIN_BUILTIN
-        if record.origin == "builtin"
-        else arena_pb2.BOT_ORIGIN_UPLOADED,
+        origin=_ORIGINS.get(record.origin, arena_pb2.BOT_ORIGIN_UNSPECIFIED),
         games=list(record.games),
         description=record.description,
         latest_version=record.latest_version,
@@ -76,7 +74,15 @@ def bot(record: BotRecord) -> arena_pb2.BotInfo:
         code_sha256=record.code_sha256,
         created_at=iso(record.created_at),
         owner=record.owner,
+        endpoint=record.endpoint,
     )
+
+
+_ORIGINS = {
+    "builtin": arena_pb2.BOT_ORIGIN_BUILTIN,
+    "uploaded": arena_pb2.BOT_ORIGIN_UPLOADED,
+    "remote": arena_pb2.BOT_ORIGIN_REMOTE,
+}
 
 
 def user(record: UserRecord) -> arena_pb2.User:
