@@ -52,6 +52,7 @@ def _server_addr() -> str:
 def _parser() -> argparse.ArgumentParser:
     from server import commands as c
     from server import commands_accounts as ca
+    from server import commands_bots as cb
     from server import commands_ranked as cr
 
     common = argparse.ArgumentParser(add_help=False)
@@ -78,12 +79,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--game", default="", help="only bots that play GAME")
     p.add_argument("--all", action="store_true", help="include retired bots")
 
-    bot = sub.add_parser("bot", help="submit or retire an uploaded bot").add_subparsers(
+    bot = sub.add_parser("bot", help="submit, register or retire a bot").add_subparsers(
         dest="bot_command", required=True, metavar="ACTION"
     )
     p = add(
         "submit",
-        c.bot_submit,
+        cb.bot_submit,
         "submit a new version of an uploaded bot (a .py file, .zip or directory)",
         bot,
     )
@@ -91,12 +92,27 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("game")
     p.add_argument("file", type=Path)
     p.add_argument("--description", default="")
-    p = add("retire", c.bot_retire, "retire a bot (it keeps its results)", bot)
+    p = add(
+        "register",
+        cb.bot_register,
+        "register a new version of a remote bot (your own gRPC hamlet.v1.Bot service)",
+        bot,
+    )
+    p.add_argument("name")
+    p.add_argument("--game", required=True)
+    p.add_argument(
+        "--endpoint", required=True, help="grpc://host:port, or grpcs://host:port for TLS"
+    )
+    p.add_argument("--ca", type=Path, default=None, help="PEM CA certificate for grpcs")
+    p.add_argument("--description", default="")
+    p = add("retire", cb.bot_retire, "retire a bot (it keeps its results)", bot)
     p.add_argument("name")
     p = add("history", cr.bot_history, "a bot's rating over time and results by opponent", bot)
     p.add_argument("name")
     p.add_argument("--game", default="", help="the game (needed if the bot plays several)")
-    p = add("restore", c.bot_restore, "put a retired bot back in play (its owner or an admin)", bot)
+    p = add(
+        "restore", cb.bot_restore, "put a retired bot back in play (its owner or an admin)", bot
+    )
     p.add_argument("name")
 
     p = add("sprt", cr.sprt, "is bot B better than bot A? a sequential test on paired blocks")

@@ -8,7 +8,6 @@ import os
 import signal
 import sys
 import threading
-from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -52,60 +51,6 @@ def bots(args: argparse.Namespace) -> int:
         print_json([to_dict(b) for b in resp.bots])
     else:
         out.print(console.bots_table(resp.bots))
-    return EXIT_OK
-
-
-def read_submission(path: Path) -> tuple[str, bytes]:
-    """(Python source, archive) of a bot file, a ``.zip`` archive, or a directory to zip."""
-    from bots.archive import is_archive, pack
-
-    if path.is_dir():
-        return "", pack(path)
-    data = path.read_bytes()
-    return ("", data) if is_archive(data) else (data.decode("utf-8"), b"")
-
-
-def bot_submit(args: argparse.Namespace) -> int:
-    """``hamlet bot submit NAME GAME FILE``."""
-    try:
-        source, archive = read_submission(args.file)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        console.err.print(f"hamlet: cannot read {args.file}: {exc}")
-        return EXIT_USAGE
-    req = arena_pb2.SubmitBotRequest(
-        name=args.name,
-        game=args.game,
-        source=source,
-        description=args.description,
-        archive=archive,
-    )
-    resp = arena(args).SubmitBot(req, timeout=args.timeout)
-    if args.json:
-        print_json(to_dict(resp))
-    else:
-        what = "new version" if resp.created else "unchanged (same code)"
-        out.print(f"{resp.bot.name} v{resp.version} ({what}), code sha256 {resp.code_sha256}")
-    return EXIT_OK
-
-
-def bot_retire(args: argparse.Namespace) -> int:
-    """``hamlet bot retire NAME``."""
-    resp = arena(args).RetireBot(arena_pb2.RetireBotRequest(name=args.name), timeout=args.timeout)
-    if args.json:
-        print_json(to_dict(resp))
-    else:
-        out.print(f"{resp.name} retired")
-    return EXIT_OK
-
-
-def bot_restore(args: argparse.Namespace) -> int:
-    """``hamlet bot restore NAME``."""
-    req = arena_pb2.RetireBotRequest(name=args.name)
-    resp = arena(args).RestoreBot(req, timeout=args.timeout)
-    if args.json:
-        print_json(to_dict(resp))
-    else:
-        out.print(f"{resp.name} restored (v{resp.latest_version})")
     return EXIT_OK
 
 

@@ -225,7 +225,7 @@ def unmapped(addr: IPAddress) -> IPAddress:
 def special_kind(addr: IPAddress) -> str:
     """What kind of non-public address ``addr`` is ("" for a public one)."""
     addr = unmapped(addr)
-    for kind in ("unspecified", "loopback", "link_local", "multicast", "private", "reserved"):
+    for kind in ("unspecified", "loopback", "link_local", "multicast", "reserved", "private"):
         if getattr(addr, f"is_{kind}"):
             return kind.replace("_", "-")
     if isinstance(addr, ipaddress.IPv6Address) and (
