@@ -6,6 +6,8 @@ host names resolve through a table the test controls, as an attacker's DNS would
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -251,3 +253,60 @@ def test_dns_rebinding_after_registration_reaches_no_private_host(
         seat = _claim_remote_seat(remote, "rebind")
     assert seat.endpoint == ""
     assert "bot.example.org (10.0.0.7) is a private address" in seat.unreachable
+
+
+def test_the_cli_registers_a_remote_bot(
+    remote: Running, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.cli import main
+
+    monkeypatch.setenv("HAMLET_TOKEN", remote.admin_token)
+    srv = ("--server", remote.addr)
+    with serve_bot() as bot:
+        code = main(["bot", "register", "clibot", "--game", GAME, "--endpoint", bot.endpoint, *srv])
+        out = capsys.readouterr().out
+        assert code == 0 and "clibot v1 (new version)" in out
+        assert f"answered the handshake at 127.0.0.1:{bot.port}" in out
+        code = main(["bot", "register", "clibot", "--game", GAME, "--endpoint", bot.endpoint, *srv])
+        assert code == 0 and "unchanged (same endpoint)" in capsys.readouterr().out
+    code = main(["bot", "register", "x", "--game", GAME, "--endpoint", "http://a:1", *srv])
+    err = capsys.readouterr().err
+    assert code != 0 and "scheme 'http' is not allowed" in err
+    missing = remote.server.settings.data_dir / "nope.pem"
+    code = main(
+        ["bot", "register", "x", "--game", GAME, "--endpoint", "grpcs://a:1", "--ca", str(missing)]
+    )
+    assert code == 2 and "cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl binary")
+def test_grpcs_is_verified_against_the_given_ca_and_the_registered_name(
+    remote: Running, dns: Dns, tmp_path: Path
+) -> None:
+    cert, key = tmp_path / "bot.crt", tmp_path / "bot.key"
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+            "-subj", "/CN=bot.example.org", "-addext", "subjectAltName=DNS:bot.example.org",
+            "-keyout", str(key), "-out", str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    dns.table = {"bot.example.org": ["127.0.0.1"]}
+    pem = cert.read_text()
+    credentials = grpc.ssl_server_credentials([(key.read_bytes(), cert.read_bytes())])
+    with serve_bot(credentials=credentials) as bot:
+        named = f"grpcs://bot.example.org:{bot.port}"
+        done = register(remote.arena, "tlsbot", named, ca_cert_pem=pem)
+        assert done.created and done.checked_address == f"127.0.0.1:{bot.port}"
+        seat = _claim_remote_seat(remote, "tlsbot")
+        assert seat.tls and seat.ca_cert_pem == pem and seat.tls_server_name == "bot.example.org"
+        # the same server under its IP: the certificate does not name it
+        err = refused(
+            remote, remote.arena, "ipbot", f"grpcs://127.0.0.1:{bot.port}", ca_cert_pem=pem
+        )
+        assert err.code() == FAILED and "handshake failed" in (err.details() or "")
+        # without the CA the system roots do not trust it
+        err = refused(remote, remote.arena, "noca", named)
+        assert err.code() == FAILED and "UNAVAILABLE" in (err.details() or "")
