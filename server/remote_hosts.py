@@ -18,7 +18,8 @@ its own loopback and private network included. So:
   ``localhost`` or ``0.0.0.0/0`` never opens the loopback.
 
 The check returns the addresses it approved; the server pins the first one into the match
-plan, and workers dial that address as it is (:mod:`hamlet.remote`), never a name.
+plan, and workers dial that address as it is, never a name
+(:func:`hamlet.channels.open_bot_channel`).
 """
 
 from __future__ import annotations

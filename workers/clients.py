@@ -29,7 +29,7 @@ from bots import registry
 from bots.api import Bot, Decision, UnsupportedGameError
 from games import Action, State, derive_seed
 from hamlet import codec
-from hamlet.remote import open_bot_channel
+from hamlet.channels import open_bot_channel
 from hamlet.v1 import bot_pb2_grpc, common_pb2
 from workers.model import (
     BotError,

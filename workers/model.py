@@ -42,7 +42,7 @@ class SeatPlan:
     bot_version: int
     kind: BotKind
     code_sha256: str = ""
-    #: Remote bots: the pinned ``ip:port`` to dial (never a name: see ``hamlet.remote``).
+    #: Remote bots: the pinned ``ip:port`` to dial, never a name (``open_bot_channel``).
     endpoint: str = ""
     tls: bool = False
     ca_pem: str = ""

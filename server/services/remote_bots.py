@@ -17,7 +17,7 @@ import grpc
 
 import games
 from hamlet import codec
-from hamlet.remote import open_bot_channel
+from hamlet.channels import open_bot_channel
 from hamlet.v1 import bot_pb2_grpc, common_pb2
 from server.remote_hosts import (
     AllowList,

@@ -14,7 +14,7 @@ import pytest
 
 import games
 from bots.api import Decision
-from hamlet.remote import pinned_target
+from hamlet.channels import pinned_target
 from hamlet.v1 import worker_pb2
 from tests.remotebot import serve_bot
 from workers.clients import RemoteClient, SeatClients
