@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from itertools import combinations
 
 MATCH_QUEUE = "matches"
-#: Every worker can run these (the worker's own interpreter).
-BASE_RUNTIMES = frozenset({"python3", "builtin"})
+#: Every worker can run these: the worker's own interpreter, and remote bots (a gRPC client,
+#: no runtime on the worker at all).
+BASE_RUNTIMES = frozenset({"python3", "builtin", "remote"})
 
 
 def queue_for(runtimes: Iterable[str]) -> str:

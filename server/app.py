@@ -26,6 +26,7 @@ from server.boundary import BoundaryInterceptor
 from server.config import Settings
 from server.interceptors import MetricsInterceptor
 from server.metrics import ServerMetrics, serve_metrics
+from server.remote_hosts import Resolver, system_resolver
 from server.servicers.arena import ArenaServicer
 from server.servicers.matchhost import MatchHostServicer
 from server.services.accounts import AccountService
@@ -35,6 +36,7 @@ from server.services.history import HistoryService
 from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
+from server.services.remote_bots import RemoteBotService
 from server.services.scheduling import CeleryEnqueuer, Enqueuer
 from server.services.tournaments import TournamentService
 from server.storage import SqlStore, open_store
@@ -155,8 +157,11 @@ def build_server(
     *,
     enqueuer: Enqueuer | None = None,
     registry: CollectorRegistry | None = None,
+    resolver: Resolver = system_resolver,
 ) -> tuple[HamletServer, int]:
-    """Build and start everything; returns the server and the gRPC port it listens on."""
+    """Build and start everything; returns the server and the gRPC port it listens on.
+
+    ``resolver`` resolves remote bots' host names (tests give one that lies, like DNS can)."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     store = open_store(settings.effective_database_url)
     metrics = ServerMetrics(registry if registry is not None else CollectorRegistry())
@@ -188,6 +193,7 @@ def build_server(
         on_block=lambda game: metrics.ladder_blocks.labels(game).inc(),
     )
     tests = HeadToHeadService(store, queue, settings.default_decision_time_ms)
+    remote = RemoteBotService(store, settings.remote_bot_hosts, resolver)
 
     def on_final(tournament_id: str) -> None:
         services.tournaments.advance(tournament_id)
@@ -225,11 +231,12 @@ def build_server(
             HistoryService(store),
             ladder,
             tests,
+            remote,
         ),
         server,
     )
     worker_pb2_grpc.add_MatchHostServicer_to_server(
-        MatchHostServicer(services.bots, services.matches, metrics), server
+        MatchHostServicer(services.bots, services.matches, metrics, remote), server
     )
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

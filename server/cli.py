@@ -88,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="include retired bots")
 
     bot = sub.add_parser(
-        "bot", help="submit, list the versions of, show or retire a bot"
+        "bot", help="submit, register, list the versions of, show or retire a bot"
     ).add_subparsers(dest="bot_command", required=True, metavar="ACTION")
     p = add(
         "submit",
@@ -104,6 +104,19 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("name")
     p = add("show", cb.bot_show, "one version of a bot (default: its latest)", bot)
     p.add_argument("bot", metavar="NAME[@VERSION]")
+    p = add(
+        "register",
+        cb.bot_register,
+        "register a new version of a remote bot (your own gRPC hamlet.v1.Bot service)",
+        bot,
+    )
+    p.add_argument("name")
+    p.add_argument("--game", required=True)
+    p.add_argument(
+        "--endpoint", required=True, help="grpc://host:port, or grpcs://host:port for TLS"
+    )
+    p.add_argument("--ca", type=Path, default=None, help="PEM CA certificate for grpcs")
+    p.add_argument("--description", default="")
     p = add("retire", cb.bot_retire, "retire a bot (it keeps its results)", bot)
     p.add_argument("name")
     p = add("history", cr.bot_history, "a bot's rating over time and results by opponent", bot)

@@ -1,4 +1,4 @@
-"""The CLI's bot commands: submit, list versions, show one version, retire, restore."""
+"""The CLI's bot commands: submit, register (remote), versions, show, retire, restore."""
 
 from __future__ import annotations
 
@@ -84,4 +84,32 @@ def bot_show(args: argparse.Namespace) -> int:
         print_json(to_dict(found))
     else:
         out.print(console.bot_version_table(found))
+    return EXIT_OK
+
+
+def bot_register(args: argparse.Namespace) -> int:
+    """``hamlet bot register NAME --game G --endpoint grpc://host:port [--ca FILE]``."""
+    ca_pem = ""
+    if args.ca is not None:
+        try:
+            ca_pem = args.ca.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            console.err.print(f"hamlet: cannot read {args.ca}: {exc}")
+            return EXIT_USAGE
+    req = arena_pb2.RegisterRemoteBotRequest(
+        name=args.name,
+        game=args.game,
+        endpoint=args.endpoint,
+        description=args.description,
+        ca_cert_pem=ca_pem,
+    )
+    resp = arena(args).RegisterRemoteBot(req, timeout=args.timeout)
+    if args.json:
+        print_json(to_dict(resp))
+    else:
+        what = "new version" if resp.created else "unchanged (same endpoint)"
+        out.print(
+            f"{resp.bot.name} v{resp.version} ({what}), {resp.bot.endpoint} answered the "
+            f"handshake at {resp.checked_address}"
+        )
     return EXIT_OK

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from server.remote_hosts import VARIABLE, AllowList, EndpointError
 
 #: The Celery task and queue the server enqueues matches on (the contract with workers).
 PLAY_MATCH_TASK = "hamlet.play_match"
@@ -62,6 +64,8 @@ class Settings:
     tls_key: Path | None = None
     log_level: str = "INFO"  # DEBUG, INFO, WARNING, ERROR or CRITICAL
     log_format: str = "text"  # text, or json: one JSON object per line
+    #: Where remote bots may run (HAMLET_REMOTE_BOT_HOSTS); empty: remote bots are refused.
+    remote_bot_hosts: AllowList = field(default_factory=AllowList)
 
     @property
     def effective_database_url(self) -> str:
@@ -123,7 +127,12 @@ class Settings:
             raw = env.get(name, "")
             return Path(raw) if raw else None
 
+        try:
+            remote_bot_hosts = AllowList.parse(env.get(VARIABLE, ""))
+        except EndpointError as exc:
+            raise ConfigError(f"{VARIABLE}: {exc}") from None
         settings = cls(
+            remote_bot_hosts=remote_bot_hosts,
             public_reads=flag(env, "HAMLET_PUBLIC_READS", d.public_reads),
             tls_cert=path("HAMLET_TLS_CERT"),
             tls_key=path("HAMLET_TLS_KEY"),

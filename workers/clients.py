@@ -29,6 +29,7 @@ from bots import registry
 from bots.api import Bot, Decision, UnsupportedGameError
 from games import Action, State, derive_seed
 from hamlet import codec
+from hamlet.channels import open_bot_channel
 from hamlet.v1 import bot_pb2_grpc, common_pb2
 from workers.model import (
     BotError,
@@ -117,13 +118,12 @@ class SandboxClient:
 
 
 class FaultyClient:
-    """An uploaded bot that cannot even start (e.g. a malformed archive): it forfeits at its
-    first decision, so the match goes on for the other seats."""
+    """A bot that cannot even start (a malformed archive, a remote endpoint the server refused
+    at claim time): it forfeits at its first decision, so the match goes on for the others."""
 
-    kind = BotKind.UPLOADED
-
-    def __init__(self, fault: BotError) -> None:
+    def __init__(self, fault: BotError, kind: BotKind = BotKind.UPLOADED) -> None:
         self._fault = fault
+        self.kind = kind
 
     def decide(
         self, state: State, legal: Sequence[Action], decision: Decision, timeout_s: float
@@ -135,15 +135,35 @@ class FaultyClient:
         """Nothing to release."""
 
 
+#: Codes that mean the call never reached a working bot: the endpoint is down, refused the
+#: connection or the TLS handshake. Other codes are the bot's own answer (a crash).
+_UNREACHABLE = frozenset({grpc.StatusCode.UNAVAILABLE})
+_BAD_OUTPUT = frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED})
+
+
 class RemoteClient:
-    """An author's ``hamlet.v1.Bot`` gRPC service."""
+    """An author's ``hamlet.v1.Bot`` gRPC service at a pinned address (``ip:port``)."""
 
     kind = BotKind.REMOTE
 
-    def __init__(self, match_id: str, endpoint: str) -> None:
+    def __init__(
+        self,
+        match_id: str,
+        endpoint: str,
+        *,
+        tls: bool = False,
+        ca_pem: str = "",
+        server_name: str = "",
+        shown_as: str = "",
+    ) -> None:
         self._match_id = match_id
-        self._endpoint = endpoint
-        self._channel = grpc.insecure_channel(endpoint)
+        self._endpoint = shown_as or endpoint
+        try:
+            self._channel = open_bot_channel(
+                endpoint, tls=tls, ca_pem=ca_pem, server_name=server_name
+            )
+        except ValueError as exc:  # the server pins an IP; anything else is a bug of ours
+            raise InfrastructureError(f"remote bot address: {exc}") from exc
         self._stub = bot_pb2_grpc.BotStub(self._channel)  # type: ignore[no-untyped-call]
 
     def decide(
@@ -161,6 +181,14 @@ class RemoteClient:
             if code == grpc.StatusCode.DEADLINE_EXCEEDED:
                 raise BotError(
                     ForfeitReason.TIMEOUT, f"no answer within {timeout_s:.3f}s"
+                ) from None
+            if code in _UNREACHABLE:
+                raise BotError(
+                    ForfeitReason.UNREACHABLE, f"{self._endpoint}: {code.name}: {detail}"
+                ) from None
+            if code in _BAD_OUTPUT:
+                raise BotError(
+                    ForfeitReason.BAD_OUTPUT, f"{self._endpoint}: {code.name}: {detail}"
                 ) from None
             raise BotError(
                 ForfeitReason.CRASH, f"{self._endpoint}: {code.name}: {detail}"
@@ -252,6 +280,19 @@ class SeatClients:
             self.unrated = self.unrated or bot.unrated
             self.sandbox_tier = report.tier.value
             return SandboxClient(plan.match_id, bot)
+        if seat.unreachable:
+            shown = seat.endpoint_url or "the endpoint"
+            return FaultyClient(
+                BotError(ForfeitReason.UNREACHABLE, f"{shown} not dialled: {seat.unreachable}"),
+                BotKind.REMOTE,
+            )
         if not seat.endpoint:
             raise InfrastructureError(f"seat {seat.seat}: remote bot without an endpoint")
-        return RemoteClient(plan.match_id, seat.endpoint)
+        return RemoteClient(
+            plan.match_id,
+            seat.endpoint,
+            tls=seat.tls,
+            ca_pem=seat.ca_pem,
+            server_name=seat.tls_server_name,
+            shown_as=seat.endpoint_url,
+        )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import socket
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,13 +20,22 @@ def seat_plan(seat: int, spec: str) -> tuple[SeatPlan, bytes | None]:
     """A seat from a command-line spec: built-in name, ``.py`` or archive ``.zip`` path, or
     ``grpc://host:port``."""
     if spec.startswith("grpc://"):
-        return SeatPlan(seat, spec, 0, BotKind.REMOTE, endpoint=spec.removeprefix("grpc://")), None
+        return SeatPlan(seat, spec, 0, BotKind.REMOTE, endpoint=_pinned(spec)), None
     if spec.endswith((".py", ".zip")):
         code = Path(spec).read_bytes()
         sha = hashlib.sha256(code).hexdigest()
         return SeatPlan(seat, Path(spec).stem, 0, BotKind.UPLOADED, code_sha256=sha), code
     registry.get(spec)  # KeyError naming the known bots
     return SeatPlan(seat, spec, 0, BotKind.BUILTIN), None
+
+
+def _pinned(url: str) -> str:
+    """``grpc://host:port`` as ``ip:port`` (seat clients dial addresses, not names). On one's
+    own machine there is no allow-list: the person running this picks the endpoints."""
+    host, _, port = url.removeprefix("grpc://").rpartition(":")
+    host = host.strip("[]")
+    address = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)[0][4][0]
+    return f"[{address}]:{port}" if ":" in str(address) else f"{address}:{port}"
 
 
 def play_local(

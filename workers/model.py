@@ -30,6 +30,7 @@ class ForfeitReason(enum.Enum):
     TIMEOUT = "timeout"
     ILLEGAL_ACTION = "illegal_action"
     BAD_OUTPUT = "bad_output"
+    UNREACHABLE = "unreachable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,14 @@ class SeatPlan:
     bot_version: int
     kind: BotKind
     code_sha256: str = ""
+    #: Remote bots: the pinned ``ip:port`` to dial, never a name (``open_bot_channel``).
     endpoint: str = ""
+    tls: bool = False
+    ca_pem: str = ""
+    tls_server_name: str = ""
+    endpoint_url: str = ""  # as registered, for messages
+    #: Non-empty: the server refused the endpoint at claim time; the seat forfeits.
+    unreachable: str = ""
 
 
 @dataclass(frozen=True, slots=True)

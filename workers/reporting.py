@@ -46,6 +46,7 @@ _REASONS = {
     ForfeitReason.TIMEOUT: worker_pb2.FORFEIT_REASON_TIMEOUT,
     ForfeitReason.ILLEGAL_ACTION: worker_pb2.FORFEIT_REASON_ILLEGAL_ACTION,
     ForfeitReason.BAD_OUTPUT: worker_pb2.FORFEIT_REASON_BAD_OUTPUT,
+    ForfeitReason.UNREACHABLE: worker_pb2.FORFEIT_REASON_UNREACHABLE,
 }
 
 T = TypeVar("T")
@@ -210,6 +211,11 @@ def plan_from_proto(msg: worker_pb2.MatchSpec) -> MatchPlan:
             kind=_KINDS.get(s.kind, BotKind.BUILTIN),
             code_sha256=s.code_sha256,
             endpoint=s.endpoint,
+            tls=s.tls,
+            ca_pem=s.ca_cert_pem,
+            tls_server_name=s.tls_server_name,
+            endpoint_url=s.endpoint_url,
+            unreachable=s.unreachable,
         )
         for s in sorted(msg.seats, key=lambda s: s.seat)
     )

@@ -39,12 +39,16 @@ class _BotOriginEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BotOrigin.V
     BOT_ORIGIN_UNSPECIFIED: _BotOrigin.ValueType  # 0
     BOT_ORIGIN_BUILTIN: _BotOrigin.ValueType  # 1
     BOT_ORIGIN_UPLOADED: _BotOrigin.ValueType  # 2
+    BOT_ORIGIN_REMOTE: _BotOrigin.ValueType  # 3
+    """the author's own gRPC Bot service (RegisterRemoteBot)"""
 
 class BotOrigin(_BotOrigin, metaclass=_BotOriginEnumTypeWrapper): ...
 
 BOT_ORIGIN_UNSPECIFIED: BotOrigin.ValueType  # 0
 BOT_ORIGIN_BUILTIN: BotOrigin.ValueType  # 1
 BOT_ORIGIN_UPLOADED: BotOrigin.ValueType  # 2
+BOT_ORIGIN_REMOTE: BotOrigin.ValueType  # 3
+"""the author's own gRPC Bot service (RegisterRemoteBot)"""
 Global___BotOrigin: _TypeAlias = BotOrigin  # noqa: Y015
 
 @_typing.final
@@ -378,6 +382,7 @@ class BotInfo(_message.Message):
     CODE_SHA256_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
     OWNER_FIELD_NUMBER: _builtins.int
+    ENDPOINT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     origin: Global___BotOrigin.ValueType
     description: _builtins.str
@@ -389,6 +394,8 @@ class BotInfo(_message.Message):
     """ISO 8601 UTC"""
     owner: _builtins.str
     """the user who submitted it; empty for built-in bots (the system)"""
+    endpoint: _builtins.str
+    """latest version's endpoint (remote bots): grpc://host:port or grpcs://"""
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     def __init__(
@@ -403,10 +410,11 @@ class BotInfo(_message.Message):
         code_sha256: _builtins.str = ...,
         created_at: _builtins.str = ...,
         owner: _builtins.str = ...,
+        endpoint: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["code_sha256", b"code_sha256", "created_at", b"created_at", "description", b"description", "games", b"games", "latest_version", b"latest_version", "name", b"name", "origin", b"origin", "owner", b"owner", "retired", b"retired"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code_sha256", b"code_sha256", "created_at", b"created_at", "description", b"description", "endpoint", b"endpoint", "games", b"games", "latest_version", b"latest_version", "name", b"name", "origin", b"origin", "owner", b"owner", "retired", b"retired"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -521,6 +529,72 @@ class SubmitBotResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SubmitBotResponse: _TypeAlias = SubmitBotResponse  # noqa: Y015
+
+@_typing.final
+class RegisterRemoteBotRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    ENDPOINT_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    CA_CERT_PEM_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """[a-z0-9][a-z0-9_-]{0,39}"""
+    game: _builtins.str
+    endpoint: _builtins.str
+    """grpc://host:port (plaintext) or grpcs://host:port (TLS)"""
+    description: _builtins.str
+    """at most 500 characters"""
+    ca_cert_pem: _builtins.str
+    """grpcs only: the PEM CA certificate(s) to verify the endpoint with; empty: the system roots."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        game: _builtins.str = ...,
+        endpoint: _builtins.str = ...,
+        description: _builtins.str = ...,
+        ca_cert_pem: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ca_cert_pem", b"ca_cert_pem", "description", b"description", "endpoint", b"endpoint", "game", b"game", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RegisterRemoteBotRequest: _TypeAlias = RegisterRemoteBotRequest  # noqa: Y015
+
+@_typing.final
+class RegisterRemoteBotResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    CREATED_FIELD_NUMBER: _builtins.int
+    CHECKED_ADDRESS_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    created: _builtins.bool
+    """false when this endpoint (and CA) was already the latest version"""
+    checked_address: _builtins.str
+    """the address the handshake reached, e.g. 203.0.113.7:50070"""
+    @_builtins.property
+    def bot(self) -> Global___BotInfo: ...
+    def __init__(
+        self,
+        *,
+        bot: Global___BotInfo | None = ...,
+        version: _builtins.int = ...,
+        created: _builtins.bool = ...,
+        checked_address: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "checked_address", b"checked_address", "created", b"created", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RegisterRemoteBotResponse: _TypeAlias = RegisterRemoteBotResponse  # noqa: Y015
 
 @_typing.final
 class RetireBotRequest(_message.Message):

@@ -50,6 +50,11 @@ class ArenaStub:
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.SubmitBotRequest.SerializeToString,
                 response_deserializer=hamlet_dot_v1_dot_arena__pb2.SubmitBotResponse.FromString,
                 _registered_method=True)
+        self.RegisterRemoteBot = channel.unary_unary(
+                '/hamlet.v1.Arena/RegisterRemoteBot',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.RegisterRemoteBotRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.RegisterRemoteBotResponse.FromString,
+                _registered_method=True)
         self.RetireBot = channel.unary_unary(
                 '/hamlet.v1.Arena/RetireBot',
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.RetireBotRequest.SerializeToString,
@@ -206,6 +211,17 @@ class ArenaServicer:
     def SubmitBot(self, request, context):
         """A new version of an uploaded bot (a single Python file). Content-addressed: submitting
         the same source again returns the existing version (created = false).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RegisterRemoteBot(self, request, context):
+        """A new version of a remote bot: the author's own gRPC hamlet.v1.Bot service at `endpoint`.
+        The endpoint must be allowed by the server's HAMLET_REMOTE_BOT_HOSTS (FAILED_PRECONDITION
+        otherwise) and must answer a handshake Decide legally within 2 s (FAILED_PRECONDITION
+        otherwise, saying what was dialled and what failed); a malformed endpoint is INVALID_ARGUMENT.
+        Registering the same endpoint and CA again returns the existing version (created = false).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -410,6 +426,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.SubmitBot,
                     request_deserializer=hamlet_dot_v1_dot_arena__pb2.SubmitBotRequest.FromString,
                     response_serializer=hamlet_dot_v1_dot_arena__pb2.SubmitBotResponse.SerializeToString,
+            ),
+            'RegisterRemoteBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterRemoteBot,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.RegisterRemoteBotRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.RegisterRemoteBotResponse.SerializeToString,
             ),
             'RetireBot': grpc.unary_unary_rpc_method_handler(
                     servicer.RetireBot,
@@ -628,6 +649,33 @@ class Arena:
             '/hamlet.v1.Arena/SubmitBot',
             hamlet_dot_v1_dot_arena__pb2.SubmitBotRequest.SerializeToString,
             hamlet_dot_v1_dot_arena__pb2.SubmitBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegisterRemoteBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/RegisterRemoteBot',
+            hamlet_dot_v1_dot_arena__pb2.RegisterRemoteBotRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.RegisterRemoteBotResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -49,6 +49,13 @@ class ArenaStub:
     """A new version of an uploaded bot (a single Python file). Content-addressed: submitting
     the same source again returns the existing version (created = false).
     """
+    RegisterRemoteBot: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RegisterRemoteBotRequest, _arena_pb2.RegisterRemoteBotResponse]
+    """A new version of a remote bot: the author's own gRPC hamlet.v1.Bot service at `endpoint`.
+    The endpoint must be allowed by the server's HAMLET_REMOTE_BOT_HOSTS (FAILED_PRECONDITION
+    otherwise) and must answer a handshake Decide legally within 2 s (FAILED_PRECONDITION
+    otherwise, saying what was dialled and what failed); a malformed endpoint is INVALID_ARGUMENT.
+    Registering the same endpoint and CA again returns the existing version (created = false).
+    """
     RetireBot: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RetireBotRequest, _arena_pb2.BotInfo]
     """A retired bot stays in past results but cannot enter new tournaments."""
     ListBotVersions: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListBotVersionsRequest, _arena_pb2.ListBotVersionsResponse]
@@ -109,6 +116,13 @@ class ArenaAsyncStub(ArenaStub):
     SubmitBot: _aio.UnaryUnaryMultiCallable[_arena_pb2.SubmitBotRequest, _arena_pb2.SubmitBotResponse]  # type: ignore[assignment]
     """A new version of an uploaded bot (a single Python file). Content-addressed: submitting
     the same source again returns the existing version (created = false).
+    """
+    RegisterRemoteBot: _aio.UnaryUnaryMultiCallable[_arena_pb2.RegisterRemoteBotRequest, _arena_pb2.RegisterRemoteBotResponse]  # type: ignore[assignment]
+    """A new version of a remote bot: the author's own gRPC hamlet.v1.Bot service at `endpoint`.
+    The endpoint must be allowed by the server's HAMLET_REMOTE_BOT_HOSTS (FAILED_PRECONDITION
+    otherwise) and must answer a handshake Decide legally within 2 s (FAILED_PRECONDITION
+    otherwise, saying what was dialled and what failed); a malformed endpoint is INVALID_ARGUMENT.
+    Registering the same endpoint and CA again returns the existing version (created = false).
     """
     RetireBot: _aio.UnaryUnaryMultiCallable[_arena_pb2.RetireBotRequest, _arena_pb2.BotInfo]  # type: ignore[assignment]
     """A retired bot stays in past results but cannot enter new tournaments."""
@@ -185,6 +199,19 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_arena_pb2.SubmitBotResponse, _abc.Awaitable[_arena_pb2.SubmitBotResponse]]:
         """A new version of an uploaded bot (a single Python file). Content-addressed: submitting
         the same source again returns the existing version (created = false).
+        """
+
+    @_abc_1.abstractmethod
+    def RegisterRemoteBot(
+        self,
+        request: _arena_pb2.RegisterRemoteBotRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.RegisterRemoteBotResponse, _abc.Awaitable[_arena_pb2.RegisterRemoteBotResponse]]:
+        """A new version of a remote bot: the author's own gRPC hamlet.v1.Bot service at `endpoint`.
+        The endpoint must be allowed by the server's HAMLET_REMOTE_BOT_HOSTS (FAILED_PRECONDITION
+        otherwise) and must answer a handshake Decide legally within 2 s (FAILED_PRECONDITION
+        otherwise, saying what was dialled and what failed); a malformed endpoint is INVALID_ARGUMENT.
+        Registering the same endpoint and CA again returns the existing version (created = false).
         """
 
     @_abc_1.abstractmethod

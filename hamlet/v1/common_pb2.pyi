@@ -319,8 +319,9 @@ class Seat(_message.Message):
     rank: _builtins.int
     """0 = best; ties share a rank"""
     forfeit_reason: _builtins.str
-    """empty unless the seat forfeited: crash, timeout, illegal_action, bad_output"""
+    """empty unless the seat forfeited: crash, timeout, illegal_action, bad_output,"""
     forfeit_detail: _builtins.str
+    """unreachable"""
     def __init__(
         self,
         *,

@@ -69,6 +69,8 @@ class _ForfeitReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Forfeit
     """answered an action not in the legal list"""
     FORFEIT_REASON_BAD_OUTPUT: _ForfeitReason.ValueType  # 4
     """unreadable or oversized answer"""
+    FORFEIT_REASON_UNREACHABLE: _ForfeitReason.ValueType  # 5
+    """a remote bot's endpoint refused, failed or is not allowed"""
 
 class ForfeitReason(_ForfeitReason, metaclass=_ForfeitReasonEnumTypeWrapper): ...
 
@@ -81,6 +83,8 @@ FORFEIT_REASON_ILLEGAL_ACTION: ForfeitReason.ValueType  # 3
 """answered an action not in the legal list"""
 FORFEIT_REASON_BAD_OUTPUT: ForfeitReason.ValueType  # 4
 """unreadable or oversized answer"""
+FORFEIT_REASON_UNREACHABLE: ForfeitReason.ValueType  # 5
+"""a remote bot's endpoint refused, failed or is not allowed"""
 Global___ForfeitReason: _TypeAlias = ForfeitReason  # noqa: Y015
 
 @_typing.final
@@ -115,6 +119,11 @@ class SeatSpec(_message.Message):
     KIND_FIELD_NUMBER: _builtins.int
     CODE_SHA256_FIELD_NUMBER: _builtins.int
     ENDPOINT_FIELD_NUMBER: _builtins.int
+    TLS_FIELD_NUMBER: _builtins.int
+    CA_CERT_PEM_FIELD_NUMBER: _builtins.int
+    TLS_SERVER_NAME_FIELD_NUMBER: _builtins.int
+    ENDPOINT_URL_FIELD_NUMBER: _builtins.int
+    UNREACHABLE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     bot_name: _builtins.str
     bot_version: _builtins.int
@@ -122,7 +131,22 @@ class SeatSpec(_message.Message):
     code_sha256: _builtins.str
     """BOT_KIND_UPLOADED"""
     endpoint: _builtins.str
-    """BOT_KIND_REMOTE, host:port"""
+    """BOT_KIND_REMOTE: the address to dial, "ip:port" or "[ipv6]:port", resolved and checked
+    against the allow-list by the server at claim time. Workers dial it as it is and never
+    resolve a name, so DNS changed after the check (rebinding) cannot send them elsewhere.
+    """
+    tls: _builtins.bool
+    """grpcs: TLS to the endpoint"""
+    ca_cert_pem: _builtins.str
+    """grpcs: roots to verify it with; empty: the system roots"""
+    tls_server_name: _builtins.str
+    """grpcs: the registered host name the certificate must name"""
+    endpoint_url: _builtins.str
+    """as registered (for messages): grpc://host:port"""
+    unreachable: _builtins.str
+    """Non-empty: the server refused the endpoint at claim time (no longer allowed, or its name
+    no longer resolves to allowed addresses); the seat forfeits with `unreachable`.
+    """
     def __init__(
         self,
         *,
@@ -132,10 +156,15 @@ class SeatSpec(_message.Message):
         kind: Global___BotKind.ValueType = ...,
         code_sha256: _builtins.str = ...,
         endpoint: _builtins.str = ...,
+        tls: _builtins.bool = ...,
+        ca_cert_pem: _builtins.str = ...,
+        tls_server_name: _builtins.str = ...,
+        endpoint_url: _builtins.str = ...,
+        unreachable: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "code_sha256", b"code_sha256", "endpoint", b"endpoint", "kind", b"kind", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "ca_cert_pem", b"ca_cert_pem", "code_sha256", b"code_sha256", "endpoint", b"endpoint", "endpoint_url", b"endpoint_url", "kind", b"kind", "seat", b"seat", "tls", b"tls", "tls_server_name", b"tls_server_name", "unreachable", b"unreachable"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

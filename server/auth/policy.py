@@ -56,6 +56,7 @@ METHODS: dict[str, Access] = {
         f"{ARENA}/{m}": Access.SUBMIT
         for m in (
             "SubmitBot",
+            "RegisterRemoteBot",
             "RetireBot",
             "RestoreBot",
             "CreateTournament",

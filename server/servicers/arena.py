@@ -23,6 +23,7 @@ from server.services.history import HistoryService
 from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
+from server.services.remote_bots import RemoteBotService
 from server.services.tournaments import (
     GAUNTLET,
     ROUND_ROBIN,
@@ -54,6 +55,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         history: HistoryService,
         ladder: LadderService,
         tests: HeadToHeadService,
+        remote: RemoteBotService,
     ) -> None:
         self.store = store
         self.bots = bots
@@ -64,6 +66,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self.history = history
         self.ladder = ladder
         self.tests = tests
+        self.remote = remote
 
     @unary
     def ListGames(
@@ -105,6 +108,33 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             version=done.bot.latest_version,
             code_sha256=done.bot.code_sha256,
             created=done.created,
+        )
+
+    @unary
+    def RegisterRemoteBot(
+        self, request: arena_pb2.RegisterRemoteBotRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.RegisterRemoteBotResponse:
+        who = current_principal()
+        v.bot_name(request.name)
+        existing = self.store.get_bot(request.name)
+        if existing is not None:
+            policy.check_bot_change(
+                who, existing.name, existing.origin, existing.owner, "add versions to"
+            )
+        assert who.user_id is not None  # the method table requires a user's token
+        done = self.remote.register(
+            request.name,
+            request.game,
+            request.endpoint,
+            request.description,
+            request.ca_cert_pem,
+            who.user_id,
+        )
+        return arena_pb2.RegisterRemoteBotResponse(
+            bot=convert.bot(done.bot),
+            version=done.bot.latest_version,
+            created=done.created,
+            checked_address=done.checked_address,
         )
 
     @unary

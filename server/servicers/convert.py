@@ -75,11 +75,19 @@ def bot(record: BotRecord) -> arena_pb2.BotInfo:
         code_sha256=record.code_sha256,
         created_at=iso(record.created_at),
         owner=record.owner,
+        endpoint=record.endpoint,
     )
 
 
+_ORIGINS = {
+    "builtin": arena_pb2.BOT_ORIGIN_BUILTIN,
+    "uploaded": arena_pb2.BOT_ORIGIN_UPLOADED,
+    "remote": arena_pb2.BOT_ORIGIN_REMOTE,
+}
+
+
 def _origin(origin: str) -> arena_pb2.BotOrigin.ValueType:
-    return arena_pb2.BOT_ORIGIN_BUILTIN if origin == "builtin" else arena_pb2.BOT_ORIGIN_UPLOADED
+    return _ORIGINS.get(origin, arena_pb2.BOT_ORIGIN_UNSPECIFIED)
 
 
 def bot_version(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import grpc
 
 from hamlet.v1 import worker_pb2, worker_pb2_grpc
@@ -12,7 +14,15 @@ from server.services.bots import BotService, BuiltinBot
 from server.services.errors import InvalidArgumentError
 from server.services.hygiene import strip_nul
 from server.services.matches import MatchService
-from server.storage import DecisionRecord, MatchRecord, MatchStatus, Outcome, SeatOutcome
+from server.services.remote_bots import Pin, RemoteBotService
+from server.storage import (
+    DecisionRecord,
+    MatchRecord,
+    MatchStatus,
+    Outcome,
+    SeatOutcome,
+    SeatRecord,
+)
 
 _FORFEIT = {
     worker_pb2.FORFEIT_REASON_UNSPECIFIED: "",
@@ -20,31 +30,46 @@ _FORFEIT = {
     worker_pb2.FORFEIT_REASON_TIMEOUT: "timeout",
     worker_pb2.FORFEIT_REASON_ILLEGAL_ACTION: "illegal_action",
     worker_pb2.FORFEIT_REASON_BAD_OUTPUT: "bad_output",
+    worker_pb2.FORFEIT_REASON_UNREACHABLE: "unreachable",
 }
-_KIND = {"builtin": worker_pb2.BOT_KIND_BUILTIN, "uploaded": worker_pb2.BOT_KIND_UPLOADED}
+_KIND = {
+    "builtin": worker_pb2.BOT_KIND_BUILTIN,
+    "uploaded": worker_pb2.BOT_KIND_UPLOADED,
+    "remote": worker_pb2.BOT_KIND_REMOTE,
+}
 MAX_VOID_REASON = 2000
 
 
-def match_spec(match: MatchRecord) -> worker_pb2.MatchSpec:
-    """What a worker needs to play a match."""
+def match_spec(match: MatchRecord, pins: Mapping[int, Pin] | None = None) -> worker_pb2.MatchSpec:
+    """What a worker needs to play a match; ``pins``: by seat, where its remote bot is."""
+    pins = pins or {}
     return worker_pb2.MatchSpec(
         match_id=match.match_id,
         game=match.game,
         rules_version=match.rules_version,
         seed=match.seed,
-        seats=[
-            worker_pb2.SeatSpec(
-                seat=s.seat,
-                bot_name=s.bot_name,
-                bot_version=s.bot_version,
-                kind=_KIND.get(s.origin, worker_pb2.BOT_KIND_UNSPECIFIED),
-                code_sha256=s.code_sha256,
-            )
-            for s in match.seats
-        ],
+        seats=[_seat_spec(s, pins.get(s.seat)) for s in match.seats],
         decision_time_ms=match.decision_time_ms,
         time_bank_ms=match.time_bank_ms,
     )
+
+
+def _seat_spec(seat: SeatRecord, pin: Pin | None) -> worker_pb2.SeatSpec:
+    spec = worker_pb2.SeatSpec(
+        seat=seat.seat,
+        bot_name=seat.bot_name,
+        bot_version=seat.bot_version,
+        kind=_KIND.get(seat.origin, worker_pb2.BOT_KIND_UNSPECIFIED),
+        code_sha256=seat.code_sha256,
+    )
+    if pin is not None:
+        spec.endpoint = pin.address
+        spec.tls = pin.tls
+        spec.ca_cert_pem = seat.ca_pem
+        spec.tls_server_name = pin.server_name
+        spec.endpoint_url = seat.endpoint
+        spec.unreachable = pin.unreachable
+    return spec
 
 
 def outcome_from_proto(msg: worker_pb2.MatchOutcome) -> Outcome:
@@ -94,10 +119,17 @@ def outcome_from_proto(msg: worker_pb2.MatchOutcome) -> Outcome:
 class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
     """Workers' side door: the server stays the single writer."""
 
-    def __init__(self, bots: BotService, matches: MatchService, metrics: ServerMetrics) -> None:
+    def __init__(
+        self,
+        bots: BotService,
+        matches: MatchService,
+        metrics: ServerMetrics,
+        remote: RemoteBotService,
+    ) -> None:
         self.bots = bots
         self.matches = matches
         self.metrics = metrics
+        self.remote = remote
 
     @unary
     def ClaimMatch(
@@ -105,8 +137,13 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
     ) -> worker_pb2.ClaimMatchResponse:
         claim = self.matches.claim(request.match_id, request.worker_id)
         self.metrics.sightings.seen(request.worker_id)
+        pins = {
+            s.seat: self.remote.pin(s.endpoint)
+            for s in claim.match.seats
+            if s.origin == "remote" and not claim.already_final
+        }
         return worker_pb2.ClaimMatchResponse(
-            match=match_spec(claim.match),
+            match=match_spec(claim.match, pins),
             already_final=claim.already_final,
             attempt_token=claim.attempt_token,
         )

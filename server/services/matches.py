@@ -25,7 +25,7 @@ from server.storage.base import utcnow
 
 log = logging.getLogger(__name__)
 
-FORFEIT_REASONS = ("crash", "timeout", "illegal_action", "bad_output")
+FORFEIT_REASONS = ("crash", "timeout", "illegal_action", "bad_output", "unreachable")
 MAX_DETAIL = 2000
 
 

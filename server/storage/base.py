@@ -77,7 +77,7 @@ class BotRecord:
     """A bot and its latest version."""
 
     name: str
-    origin: str  # builtin | uploaded
+    origin: str  # builtin | uploaded | remote
     games: tuple[str, ...]
     description: str
     latest_version: int
@@ -86,7 +86,9 @@ class BotRecord:
     code_sha256: str
     created_at: datetime
     owner: str = ""  # the submitting user's name; empty for built-in bots (the system)
-    runtime: str = ""  # of the latest version: builtin, python3, node or native
+    runtime: str = ""  # of the latest version: builtin, python3, node, native or remote
+    endpoint: str = ""  # remote bots: the version's grpc:// or grpcs:// URL
+    ca_pem: str = ""  # remote bots over grpcs: the PEM roots ("" = the system's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +124,8 @@ class SeatRecord:
     bot_version: int
     origin: str
     code_sha256: str
+    endpoint: str = ""  # remote bots (see BotRecord)
+    ca_pem: str = ""
     score: int | None = None
     rank: int | None = None
     forfeit_reason: str = ""

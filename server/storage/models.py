@@ -59,7 +59,7 @@ class Bot(Base):
     __tablename__ = "bots"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
-    origin: Mapped[str] = mapped_column(String(16))  # builtin | uploaded
+    origin: Mapped[str] = mapped_column(String(16))  # builtin | uploaded | remote
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     games: Mapped[str] = mapped_column(Text)  # comma-separated game names
     description: Mapped[str] = mapped_column(Text, default="")
@@ -80,6 +80,9 @@ class BotVersion(Base):
     runtime: Mapped[str] = mapped_column(String(16), default="python3")
     #: What the author said of this version when submitting it (or the one before it's).
     description: Mapped[str] = mapped_column(Text, default="")
+    #: Remote bots: the registered ``grpc://host:port`` and the PEM roots for ``grpcs``.
+    endpoint: Mapped[str] = mapped_column(String(300), default="")
+    ca_pem: Mapped[str] = mapped_column(Text, default="")
 
 
 class BotCode(Base):

@@ -91,6 +91,13 @@ class Store(Protocol):
         A new bot belongs to ``owner_id``; an existing one keeps its owner."""
         ...
 
+    def add_remote_version(
+        self, name: str, game: str, endpoint: str, ca_pem: str, description: str, owner_id: int
+    ) -> tuple[BotRecord, bool]:
+        """A new version of a remote bot unless its latest already has this endpoint and CA;
+        (bot, created). A new bot belongs to ``owner_id``; an existing one keeps its owner."""
+        ...
+
     def get_bot(self, name: str) -> BotRecord | None:
         """A bot by name."""
         ...

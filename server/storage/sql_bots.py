@@ -64,7 +64,7 @@ class BotsPart(SqlBase):
                 )
             )
         elif bot.origin != "builtin":
-            raise StoreConflictError(f"bot name {name!r} is taken by an uploaded bot")
+            raise StoreConflictError(f"bot name {name!r} is taken by an {bot.origin} bot")
         else:
             merged = sorted(set(bot.games.split(",")) | set(games) - {""})
             bot.games = ",".join(merged)
@@ -99,7 +99,7 @@ class BotsPart(SqlBase):
                 s.add(bot)
                 s.flush()
             elif bot.origin != "uploaded":
-                raise StoreConflictError(f"bot name {name!r} belongs to a built-in bot")
+                raise StoreConflictError(f"bot name {name!r} belongs to a {bot.origin} bot")
             elif bot.games != game:
                 raise StoreConflictError(f"bot {name!r} plays {bot.games}, not {game}")
             elif bot.retired:
@@ -125,6 +125,49 @@ class BotsPart(SqlBase):
                     runtime=runtime,
                     # no description: the version says what the bot said before it
                     description=description or bot.description,
+                )
+            )
+            if description:
+                bot.description = description
+            s.flush()
+            return self._bot_record(s, bot), True
+
+    def add_remote_version(
+        self, name: str, game: str, endpoint: str, ca_pem: str, description: str, owner_id: int
+    ) -> tuple[BotRecord, bool]:
+        with self._tx() as s:
+            now = utcnow()
+            bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
+            if bot is None:
+                bot = m.Bot(
+                    name=name, origin="remote", owner_id=owner_id, games=game, created_at=now
+                )
+                bot.description = description
+                bot.retired = False
+                s.add(bot)
+                s.flush()
+            elif bot.origin != "remote":
+                raise StoreConflictError(f"bot name {name!r} belongs to a {bot.origin} bot")
+            elif bot.games != game:
+                raise StoreConflictError(f"bot {name!r} plays {bot.games}, not {game}")
+            elif bot.retired:
+                raise StoreConflictError(f"bot {name!r} is retired")
+            latest = s.scalar(
+                select(m.BotVersion)
+                .where(m.BotVersion.bot_id == bot.id)
+                .order_by(m.BotVersion.version.desc())
+                .limit(1)
+            )
+            if latest is not None and (latest.endpoint, latest.ca_pem) == (endpoint, ca_pem):
+                return self._bot_record(s, bot), False
+            s.add(
+                m.BotVersion(
+                    bot_id=bot.id,
+                    version=(latest.version if latest else 0) + 1,
+                    created_at=now,
+                    runtime="remote",
+                    endpoint=endpoint,
+                    ca_pem=ca_pem,
                 )
             )
             if description:
@@ -235,6 +278,8 @@ class BotsPart(SqlBase):
             code_sha256=(version.code_sha256 or "") if version else "",
             created_at=bot.created_at,
             runtime=version.runtime if version else "",
+            endpoint=version.endpoint if version else "",
+            ca_pem=version.ca_pem if version else "",
             owner=self._owner_name(s, bot),
         )
 

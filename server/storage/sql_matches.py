@@ -314,6 +314,8 @@ class MatchesPart(SqlBase):
                 m.Bot.origin,
                 m.BotVersion.version,
                 m.BotVersion.code_sha256,
+                m.BotVersion.endpoint,
+                m.BotVersion.ca_pem,
             )
             .join(m.BotVersion, m.BotVersion.id == m.MatchSeat.bot_version_id)
             .join(m.Bot, m.Bot.id == m.BotVersion.bot_id)
@@ -345,13 +347,15 @@ class MatchesPart(SqlBase):
                     bot_version=version,
                     origin=origin,
                     code_sha256=sha or "",
+                    endpoint=endpoint,
+                    ca_pem=ca_pem,
                     score=seat.score,
                     rank=seat.rank,
                     forfeit_reason=seat.forfeit_reason,
                     forfeit_detail=seat.forfeit_detail,
                     forfeit_at=seat.forfeit_at,
                 )
-                for seat, name, origin, version, sha in seats
+                for seat, name, origin, version, sha, endpoint, ca_pem in seats
             ),
             decision_count=int(count or 0),
             duration_seconds=row.duration_seconds,

@@ -20,10 +20,12 @@ from hamlet.v1 import arena_pb2, arena_pb2_grpc, worker_pb2, worker_pb2_grpc
 from server.app import HamletServer, build_server
 from server.auth import policy
 from server.config import Settings
+from server.remote_hosts import AllowList
 from server.services.scheduling import MemoryEnqueuer
 from server.storage import models as m
 from server.storage.base import utcnow
 from tests import toygame
+from tests.remotebot import serve_bot
 from tests.server import fakeworker
 from tests.server.conftest import snapshot
 
@@ -46,6 +48,7 @@ class World:
     alice: arena_pb2_grpc.ArenaStub
     worker: worker_pb2_grpc.MatchHostStub
     channels: list[grpc.Channel]
+    remote_endpoint: str = ""  # a live remote bot (tests/remotebot.py) on an allowed address
     serial: int = 0
 
     def channel(self, caller: str) -> grpc.Channel:
@@ -64,6 +67,14 @@ class World:
         if retired:
             self.alice.RetireBot(arena_pb2.RetireBotRequest(name=name))
         return name
+
+    def alice_remote_bot(self) -> arena_pb2.RegisterRemoteBotRequest:
+        """A request for another version of a remote bot alice registered."""
+        request = arena_pb2.RegisterRemoteBotRequest(
+            name=self.fresh("rbot"), game="village", endpoint=self.remote_endpoint
+        )
+        self.alice.RegisterRemoteBot(request)
+        return request
 
     def alice_tournament(self, start: bool = False) -> str:
         t = self.alice.CreateTournament(
@@ -93,7 +104,7 @@ class World:
 
 
 def _world(tmp: Path, public_reads: bool) -> Iterator[World]:
-    with pytest.MonkeyPatch.context() as mp:
+    with pytest.MonkeyPatch.context() as mp, serve_bot() as remote_bot:
         toygame.register(mp)
         queue = MemoryEnqueuer()
         settings = Settings(
@@ -102,6 +113,7 @@ def _world(tmp: Path, public_reads: bool) -> Iterator[World]:
             metrics_port=-1,
             reaper_interval_seconds=3600,
             public_reads=public_reads,
+            remote_bot_hosts=AllowList.parse("127.0.0.1"),
         )
         server, port = build_server(settings, enqueuer=queue, registry=CollectorRegistry())
         addr = f"127.0.0.1:{port}"
@@ -139,7 +151,9 @@ def _world(tmp: Path, public_reads: bool) -> Iterator[World]:
             "admin": admin_token,
             "worker": worker_token,
         }
-        world = World(server, addr, queue, tokens, admin, alice_stub, worker, channels)
+        world = World(
+            server, addr, queue, tokens, admin, alice_stub, worker, channels, remote_bot.endpoint
+        )
         try:
             yield world
         finally:
@@ -213,6 +227,7 @@ ARENA: dict[str, tuple[Make, tuple[grpc.StatusCode, ...]]] = {
         ),
         OWNED_ROW,
     ),
+    "RegisterRemoteBot": (lambda w: w.alice_remote_bot(), OWNED_ROW),
     "RetireBot": (lambda w: arena_pb2.RetireBotRequest(name=w.alice_bot()), OWNED_ROW),
     "RestoreBot": (
         lambda w: arena_pb2.RetireBotRequest(name=w.alice_bot(retired=True)),
