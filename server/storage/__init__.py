@@ -15,11 +15,13 @@ from server.storage.base import (
     RatedResult,
     SeatOutcome,
     SeatRecord,
+    SeatTraceRecord,
     SprtRecord,
     StoreConflictError,
     TokenRecord,
     TournamentRecord,
     TournamentStatus,
+    TracedStep,
     UserRecord,
 )
 from server.storage.protocol import Store
@@ -36,6 +38,7 @@ __all__ = [
     "RatedResult",
     "SeatOutcome",
     "SeatRecord",
+    "SeatTraceRecord",
     "SprtRecord",
     "SqlStore",
     "Store",
@@ -43,6 +46,7 @@ __all__ = [
     "TokenRecord",
     "TournamentRecord",
     "TournamentStatus",
+    "TracedStep",
     "UserRecord",
     "open_store",
 ]
