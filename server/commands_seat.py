@@ -70,10 +70,10 @@ def decision_lines(
         if d.traced and i == d.answer and d.answer != d.chosen:
             note = "  <- answered"
         yield f"  {mark} {i:>3}  {text}{note}"
-    if d.traced and not 0 <= d.answer < len(d.legal_text):
-        yield f"  answered {d.answer}: not a legal index"
     if d.fault:
-        yield f"  fault: {d.fault}"
+        yield f"  no answer: {d.fault}"
+    elif d.traced and not 0 <= d.answer < len(d.legal_text):
+        yield f"  answered {d.answer}: not a legal index"
     for line in d.stderr.rstrip("\n").splitlines():
         yield f"  stderr | {line}"
 
@@ -127,7 +127,9 @@ def forfeit_lines(stub: Any, detail: arena_pb2.MatchDetail, timeout: float) -> I
                 for i, text in enumerate(step.legal_text):
                     mark = "  <- answered" if step.traced and i == step.answer else ""
                     yield f"    {i:>3}  {text}{mark}"
-                if step.traced and not 0 <= step.answer < len(step.legal_text):
+                if step.fault:
+                    yield "    it gave no answer (see the detail)"
+                elif step.traced and not 0 <= step.answer < len(step.legal_text):
                     yield f"    answered {step.answer}: not a legal index"
             elif logged:
                 yield (
@@ -135,7 +137,8 @@ def forfeit_lines(stub: Any, detail: arena_pb2.MatchDetail, timeout: float) -> I
                     f"{logged[0].legal_count} legal actions (listed for the bot's owner only)"
                 )
         yield "  detail:"
-        for line in seat.forfeit_detail.splitlines() or [""]:
+        # the sandbox joins the last lines of a bot's stderr with " | ": one a line again
+        for line in seat.forfeit_detail.replace(" | ", "\n").splitlines() or [""]:
             yield f"    {line}"
 
 
