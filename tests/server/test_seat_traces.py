@@ -107,9 +107,10 @@ def test_garbage_traces_are_refused_and_write_nothing(running: Running, edit: Ed
     assert after["decisions"] == before["decisions"]
 
 
-def test_an_honest_trace_is_stored_and_shown_to_an_admin(running: Running) -> None:
+def test_an_honest_trace_is_stored_and_shown_to_an_admin(served: Running) -> None:
+    running = served  # SQLite and PostgreSQL
     match_id = _match(running)
-    fakeworker.play(running.worker_channel, match_id, edit=_traced("line one\nline two\n"))
+    fakeworker.play(running.worker_channel, match_id, edit=_traced("line one\x00\nline two\n"))
     fakeworker.play(running.worker_channel, running.queue.sent[1])
     view = running.arena.GetMatch(arena_pb2.MatchRef(match_id=match_id, seat=0)).seat_view
     assert view.traced and view.stderr_tail == "line one\nline two\n"
