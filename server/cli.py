@@ -249,7 +249,17 @@ def _parser() -> argparse.ArgumentParser:
     p = add("replay", c.match_replay, "replay a match through the engine", match)
     p.add_argument("match_id")
     p.add_argument(
-        "--states", action="store_true", help="print the public state after each decision"
+        "--states",
+        action="store_true",
+        help="print the public state after each decision (with --seat: each whole observation)",
+    )
+    p.add_argument(
+        "--seat",
+        type=int,
+        default=None,
+        metavar="N",
+        help="that seat's own view: what it saw, its legal actions, answers, times and stderr "
+        "(its bot's owner or an admin)",
     )
     p = add(
         "verify", cr.match_verify, "check the seed commitment and re-simulate the replay", match

@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from hamlet.channels import open_channel
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
-from server import console, credentials, datalock
+from server import commands_seat, console, credentials, datalock
 from server.console import out, print_json, to_dict
 
 if TYPE_CHECKING:
@@ -164,6 +164,8 @@ def match_show(args: argparse.Namespace) -> int:
         f"{len(detail.decisions)} decisions, {detail.match.duration_seconds:.2f}s, "
         f"attempts {detail.match.attempts}, tournament {detail.match.tournament_id}"
     )
+    for line in commands_seat.forfeit_lines(arena(args), detail, args.timeout):
+        out.print(line, markup=False)
     if args.log:
         for d in detail.decisions:
             tag = " (fallback)" if d.by_fallback else ""
@@ -172,7 +174,9 @@ def match_show(args: argparse.Namespace) -> int:
 
 
 def match_replay(args: argparse.Namespace) -> int:
-    """``hamlet match replay ID``."""
+    """``hamlet match replay ID`` (``--seat N``: that seat's own view)."""
+    if args.seat is not None:
+        return commands_seat.replay_seat(args, arena(args))
     replay = arena(args).GetReplay(
         arena_pb2.MatchRef(match_id=args.match_id), timeout=max(args.timeout, 60)
     )

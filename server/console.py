@@ -205,11 +205,21 @@ def match_table(m: common_pb2.Match) -> Table:
     for col in ("seat", "bot", "version", "score", "place", "forfeit"):
         table.add_column(col)
     for s in m.seats:
-        forfeit = f"{s.forfeit_reason}: {s.forfeit_detail}" if s.forfeit_reason else ""
+        forfeit = _forfeit_cell(s)
         table.add_row(
             str(s.seat), s.bot_name, str(s.bot_version), str(s.score), str(s.rank + 1), forfeit
         )
     return table
+
+
+def _forfeit_cell(s: common_pb2.Seat, width: int = 48) -> str:
+    """A forfeit in a table cell: the reason, where, and the start of the detail (``hamlet
+    match show`` prints the whole detail below the table)."""
+    if not s.forfeit_reason:
+        return ""
+    where = f" at decision {s.forfeit_decision}" if s.forfeit_decision else ""
+    detail = s.forfeit_detail if len(s.forfeit_detail) <= width else s.forfeit_detail[:width] + "…"
+    return f"{s.forfeit_reason}{where}: {detail}"
 
 
 def leaderboard_table(board: arena_pb2.Leaderboard) -> Table:

@@ -9,10 +9,13 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bots.api import Decision
 from games import Action, State
+
+if TYPE_CHECKING:
+    from workers.trace import SeatTrace
 
 
 class BotKind(enum.Enum):
@@ -104,6 +107,8 @@ class MatchRecord:
     unrated: bool = False
     #: The sandbox tier uploaded bots ran in ("" when the match had none).
     sandbox_tier: str = ""
+    #: What the traced seats (uploaded and remote bots) did, for their owners' view.
+    traces: tuple[SeatTrace, ...] = ()
 
 
 class InfrastructureError(RuntimeError):

@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from workers.metrics import MatchOutcome, WorkerMetrics
-from workers.model import InfrastructureError, MatchPlan, MatchRecord, SeatClient
+from workers.model import BotKind, InfrastructureError, MatchPlan, MatchRecord, SeatClient
 from workers.reporting import Claim, MatchGoneError
 from workers.runner import Clock, run_match
+from workers.trace import TracingClient, bounded
 
 log = logging.getLogger(__name__)
 
@@ -124,15 +125,25 @@ def play_plan(
     clock: Clock | None = None,
     reraise: tuple[type[BaseException], ...] = (),
 ) -> MatchRecord:
-    """Open the seats' clients, run the match, close them all (whatever happens)."""
-    clients: Sequence[SeatClient] = seats.open(plan)
+    """Open the seats' clients, run the match, close them all (whatever happens).
+
+    Uploaded and remote seats are traced (:mod:`workers.trace`) and their traces go with the
+    record: their owners can read what their bot answered, took and wrote to stderr. Built-in
+    bots are not: the system owns them, they write no stderr, and the log already holds their
+    answers and times (the server recomputes what any seat saw from the log).
+    """
+    clients: Sequence[SeatClient] = [
+        c if c.kind is BotKind.BUILTIN else TracingClient(c, seat)
+        for seat, c in enumerate(seats.open(plan))
+    ]
     try:
         record = run_match(plan, clients, clock or time.monotonic, reraise)
         if isinstance(seats, SandboxedSeats) and seats.sandbox_tier:
             record = dataclasses.replace(
                 record, unrated=seats.unrated, sandbox_tier=seats.sandbox_tier
             )
-        return record
+        traces = tuple(bounded(c.trace()) for c in clients if isinstance(c, TracingClient))
+        return dataclasses.replace(record, traces=traces) if traces else record
     finally:
         for client in clients:
             with contextlib.suppress(Exception):

@@ -23,6 +23,7 @@ import grpc
 from hamlet.channels import open_channel
 from hamlet.v1 import worker_pb2, worker_pb2_grpc
 from workers.model import BotKind, ForfeitReason, MatchPlan, MatchRecord, SeatPlan
+from workers.trace import SeatTrace
 
 #: Status codes worth retrying: the server may answer on a later attempt.
 RETRYABLE = frozenset(
@@ -255,4 +256,25 @@ def outcome_to_proto(record: MatchRecord) -> worker_pb2.MatchOutcome:
         duration_seconds=record.duration_s,
         unrated=record.unrated,
         sandbox_tier=record.sandbox_tier,
+        seat_traces=[trace_to_proto(t) for t in record.traces],
+    )
+
+
+def trace_to_proto(trace: SeatTrace) -> worker_pb2.SeatTrace:
+    """The ``SeatTrace`` message of one seat's trace (already :func:`~workers.trace.bounded`);
+    the observations stay behind: the server recomputes them from the log."""
+    return worker_pb2.SeatTrace(
+        seat=trace.seat,
+        decisions=[
+            worker_pb2.TracedDecision(
+                seat_decision=d.seat_decision,
+                answer=d.answer if -(2**31) <= d.answer < 2**31 else -1,
+                milliseconds=min(int(d.seconds * 1000), 2**31 - 1),
+                stderr=d.stderr,
+                fault=d.fault,
+            )
+            for d in trace.decisions
+        ],
+        stderr_tail=trace.stderr_tail,
+        dropped=trace.dropped,
     )

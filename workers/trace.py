@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 import games
@@ -23,10 +23,15 @@ from bots.api import Decision
 from games import Action, State
 from workers.model import BotError, BotKind, SeatClient
 
-#: Defaults for the bounds (per seat, per match).
+#: Defaults for the bounds (per seat, per match). The server refuses a reported trace beyond
+#: them (``server/services/seattraces.py`` holds the same numbers; a test keeps them equal).
 MAX_TRACED_DECISIONS = 2_000
 MAX_STDERR_PER_DECISION = 2_000
 MAX_STDERR_TAIL = 8_000
+#: Characters of per-decision stderr kept for one seat in one match; later decisions keep none.
+MAX_STDERR_PER_SEAT = 64 << 10
+#: Characters of a fault's text (the runner keeps as much of a forfeit's detail).
+MAX_FAULT = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,17 +91,14 @@ class TracingClient:
         stderr_per_decision: int = MAX_STDERR_PER_DECISION,
     ) -> None:
         self._inner = inner
+        #: The wrapped client's kind.
+        self.kind: BotKind = inner.kind
         self._seat = seat
         self._clock = clock
         self._max = max_decisions
         self._stderr_cap = stderr_per_decision
         self._steps: list[TracedDecision] = []
         self._dropped = 0
-
-    @property
-    def kind(self) -> BotKind:  # type: ignore[override]
-        """The wrapped client's kind."""
-        return self._inner.kind
 
     def decide(
         self, state: State, legal: Sequence[Action], decision: Decision, timeout_s: float
@@ -156,6 +158,22 @@ class TracingClient:
             return ""
         text = self._inner.stderr_tail()[-new:]  # the tail holds at least the newest bytes
         return text[-self._stderr_cap :]
+
+
+def bounded(trace: SeatTrace) -> SeatTrace:
+    """``trace`` within the per-seat bounds a report must keep: stderr per decision, stderr per
+    seat (later decisions lose theirs, marked), the fault's length and the tail's."""
+    budget = MAX_STDERR_PER_SEAT
+    steps = []
+    for step in trace.decisions:
+        stderr = step.stderr[-MAX_STDERR_PER_DECISION:]
+        if len(stderr) > budget:
+            stderr = "[stderr dropped: the per-match budget is spent]" if budget > 60 else ""
+            budget = 0
+        else:
+            budget -= len(stderr)
+        steps.append(replace(step, stderr=stderr, fault=step.fault[:MAX_FAULT]))
+    return replace(trace, decisions=tuple(steps), stderr_tail=trace.stderr_tail[-MAX_STDERR_TAIL:])
 
 
 def decision_indices(players: Sequence[int], seat: int) -> list[int]:

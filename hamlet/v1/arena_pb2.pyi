@@ -1105,17 +1105,27 @@ class MatchRef(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     MATCH_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
+    seat: _builtins.int
+    """Ask for this seat's own view too: what it was asked at each decision, its answers, times
+    and stderr. Only the owner of the seat's bot or an admin (PERMISSION_DENIED otherwise,
+    UNAUTHENTICATED without a token); FAILED_PRECONDITION until the match is finished and its
+    log is published. Without it: the public state only.
+    """
     def __init__(
         self,
         *,
         match_id: _builtins.str = ...,
+        seat: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "match_id", b"match_id", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
 
 Global___MatchRef: _TypeAlias = MatchRef  # noqa: Y015
 
@@ -1125,19 +1135,25 @@ class MatchDetail(_message.Message):
 
     MATCH_FIELD_NUMBER: _builtins.int
     DECISIONS_FIELD_NUMBER: _builtins.int
+    SEAT_VIEW_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def match(self) -> _common_pb2.Match: ...
     @_builtins.property
     def decisions(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.Decision]: ...
+    @_builtins.property
+    def seat_view(self) -> _common_pb2.SeatView:
+        """only when MatchRef.seat was given"""
+
     def __init__(
         self,
         *,
         match: _common_pb2.Match | None = ...,
         decisions: _abc.Iterable[_common_pb2.Decision] | None = ...,
+        seat_view: _common_pb2.SeatView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["match", b"match"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["match", b"match", "seat_view", b"seat_view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decisions", b"decisions", "match", b"match"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decisions", b"decisions", "match", b"match", "seat_view", b"seat_view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

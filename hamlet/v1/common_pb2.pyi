@@ -312,6 +312,7 @@ class Seat(_message.Message):
     RANK_FIELD_NUMBER: _builtins.int
     FORFEIT_REASON_FIELD_NUMBER: _builtins.int
     FORFEIT_DETAIL_FIELD_NUMBER: _builtins.int
+    FORFEIT_DECISION_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     bot_name: _builtins.str
     bot_version: _builtins.int
@@ -322,6 +323,8 @@ class Seat(_message.Message):
     """empty unless the seat forfeited: crash, timeout, illegal_action, bad_output,"""
     forfeit_detail: _builtins.str
     """unreachable"""
+    forfeit_decision: _builtins.int
+    """the forfeit's decision number in the log (1-based); 0 if none"""
     def __init__(
         self,
         *,
@@ -332,10 +335,11 @@ class Seat(_message.Message):
         rank: _builtins.int = ...,
         forfeit_reason: _builtins.str = ...,
         forfeit_detail: _builtins.str = ...,
+        forfeit_decision: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "forfeit_detail", b"forfeit_detail", "forfeit_reason", b"forfeit_reason", "rank", b"rank", "score", b"score", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "forfeit_decision", b"forfeit_decision", "forfeit_detail", b"forfeit_detail", "forfeit_reason", b"forfeit_reason", "rank", b"rank", "score", b"score", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -506,6 +510,7 @@ class Replay(_message.Message):
     REPLAYED_SCORES_FIELD_NUMBER: _builtins.int
     REPLAYED_RANKS_FIELD_NUMBER: _builtins.int
     MATCHES_RECORD_FIELD_NUMBER: _builtins.int
+    SEAT_VIEW_FIELD_NUMBER: _builtins.int
     matches_record: _builtins.bool
     """replayed scores/ranks equal the recorded ones (no forfeits)"""
     @_builtins.property
@@ -520,6 +525,10 @@ class Replay(_message.Message):
 
     @_builtins.property
     def replayed_ranks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def seat_view(self) -> Global___SeatView:
+        """only when MatchRef.seat was given"""
+
     def __init__(
         self,
         *,
@@ -529,11 +538,129 @@ class Replay(_message.Message):
         replayed_scores: _abc.Iterable[_builtins.int] | None = ...,
         replayed_ranks: _abc.Iterable[_builtins.int] | None = ...,
         matches_record: _builtins.bool = ...,
+        seat_view: Global___SeatView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["initial_state", b"initial_state", "match", b"match"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["initial_state", b"initial_state", "match", b"match", "seat_view", b"seat_view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["initial_state", b"initial_state", "match", b"match", "matches_record", b"matches_record", "replayed_ranks", b"replayed_ranks", "replayed_scores", b"replayed_scores", "steps", b"steps"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["initial_state", b"initial_state", "match", b"match", "matches_record", b"matches_record", "replayed_ranks", b"replayed_ranks", "replayed_scores", b"replayed_scores", "seat_view", b"seat_view", "steps", b"steps"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Replay: _TypeAlias = Replay  # noqa: Y015
+
+@_typing.final
+class SeatDecision(_message.Message):
+    """One decision of one seat as that seat met it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NUMBER_FIELD_NUMBER: _builtins.int
+    INDEX_FIELD_NUMBER: _builtins.int
+    REQUEST_FIELD_NUMBER: _builtins.int
+    LEGAL_TEXT_FIELD_NUMBER: _builtins.int
+    CHOSEN_FIELD_NUMBER: _builtins.int
+    BY_FALLBACK_FIELD_NUMBER: _builtins.int
+    TRACED_FIELD_NUMBER: _builtins.int
+    ANSWER_FIELD_NUMBER: _builtins.int
+    SECONDS_FIELD_NUMBER: _builtins.int
+    STDERR_FIELD_NUMBER: _builtins.int
+    FAULT_FIELD_NUMBER: _builtins.int
+    OBSERVATION_FIELD_NUMBER: _builtins.int
+    LEGAL_JSON_FIELD_NUMBER: _builtins.int
+    number: _builtins.int
+    """the seat's own decision number, 1-based"""
+    index: _builtins.int
+    """its index in the match's decision log (0-based)"""
+    chosen: _builtins.int
+    """the index of the action applied (the fallback's after a forfeit)"""
+    by_fallback: _builtins.bool
+    traced: _builtins.bool
+    """the fields below come from the worker's trace of this seat"""
+    answer: _builtins.int
+    """the index the bot answered (-1: no answer, see fault)"""
+    seconds: _builtins.float
+    """from the log"""
+    stderr: _builtins.str
+    fault: _builtins.str
+    @_builtins.property
+    def request(self) -> Global___DecisionRequest:
+        """What the seat was asked, recomputed by the server from (game, seed, log): the seat's own
+        observation and its legal actions, as an uploaded or remote bot got them (time_left_ms
+        from the logged times); unset for a game with no wire messages (see observation).
+        """
+
+    @_builtins.property
+    def legal_text(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """str() of each legal action, in order"""
+
+    @_builtins.property
+    def observation(self) -> _struct_pb2.Struct:
+        """the same observation in its JSON form"""
+
+    @_builtins.property
+    def legal_json(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """games.action_to_dict of each legal action, as JSON"""
+
+    def __init__(
+        self,
+        *,
+        number: _builtins.int = ...,
+        index: _builtins.int = ...,
+        request: Global___DecisionRequest | None = ...,
+        legal_text: _abc.Iterable[_builtins.str] | None = ...,
+        chosen: _builtins.int = ...,
+        by_fallback: _builtins.bool = ...,
+        traced: _builtins.bool = ...,
+        answer: _builtins.int = ...,
+        seconds: _builtins.float = ...,
+        stderr: _builtins.str = ...,
+        fault: _builtins.str = ...,
+        observation: _struct_pb2.Struct | None = ...,
+        legal_json: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["observation", b"observation", "request", b"request"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answer", b"answer", "by_fallback", b"by_fallback", "chosen", b"chosen", "fault", b"fault", "index", b"index", "legal_json", b"legal_json", "legal_text", b"legal_text", "number", b"number", "observation", b"observation", "request", b"request", "seconds", b"seconds", "stderr", b"stderr", "traced", b"traced"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatDecision: _TypeAlias = SeatDecision  # noqa: Y015
+
+@_typing.final
+class SeatView(_message.Message):
+    """A seat's own view of a finished match: its owner's (or an admin's) debug view."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_NAME_FIELD_NUMBER: _builtins.int
+    DECISIONS_FIELD_NUMBER: _builtins.int
+    STDERR_TAIL_FIELD_NUMBER: _builtins.int
+    TRACED_FIELD_NUMBER: _builtins.int
+    DROPPED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    bot_name: _builtins.str
+    stderr_tail: _builtins.str
+    traced: _builtins.bool
+    """the worker traced this seat (uploaded and remote bots)"""
+    dropped: _builtins.int
+    """traced decisions the worker's bound dropped"""
+    @_builtins.property
+    def decisions(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatDecision]: ...
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        bot_name: _builtins.str = ...,
+        decisions: _abc.Iterable[Global___SeatDecision] | None = ...,
+        stderr_tail: _builtins.str = ...,
+        traced: _builtins.bool = ...,
+        dropped: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "decisions", b"decisions", "dropped", b"dropped", "seat", b"seat", "stderr_tail", b"stderr_tail", "traced", b"traced"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatView: _TypeAlias = SeatView  # noqa: Y015

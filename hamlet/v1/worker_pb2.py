@@ -24,17 +24,17 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16hamlet/v1/worker.proto\x12\thamlet.v1\"8\n\x11\x43laimMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\tworker_id\x18\x02 \x01(\t\"\xee\x01\n\x08SeatSpec\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x03 \x01(\x05\x12 \n\x04kind\x18\x04 \x01(\x0e\x32\x12.hamlet.v1.BotKind\x12\x13\n\x0b\x63ode_sha256\x18\x05 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x06 \x01(\t\x12\x0b\n\x03tls\x18\x07 \x01(\x08\x12\x13\n\x0b\x63\x61_cert_pem\x18\x08 \x01(\t\x12\x17\n\x0ftls_server_name\x18\t \x01(\t\x12\x14\n\x0c\x65ndpoint_url\x18\n \x01(\t\x12\x13\n\x0bunreachable\x18\x0b \x01(\t\"\xa4\x01\n\tMatchSpec\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x15\n\rrules_version\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\"\n\x05seats\x18\x05 \x03(\x0b\x32\x13.hamlet.v1.SeatSpec\x12\x18\n\x10\x64\x65\x63ision_time_ms\x18\x06 \x01(\x05\x12\x14\n\x0ctime_bank_ms\x18\x07 \x01(\x05\"g\n\x12\x43laimMatchResponse\x12#\n\x05match\x18\x01 \x01(\x0b\x32\x14.hamlet.v1.MatchSpec\x12\x15\n\ralready_final\x18\x02 \x01(\x08\x12\x15\n\rattempt_token\x18\x03 \x01(\t\"f\n\x07\x46orfeit\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12(\n\x06reason\x18\x02 \x01(\x0e\x32\x18.hamlet.v1.ForfeitReason\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\x12\x13\n\x0b\x61t_decision\x18\x04 \x01(\x05\"\x85\x01\n\x0eLoggedDecision\x12\x0e\n\x06player\x18\x01 \x01(\x05\x12\x13\n\x0blegal_count\x18\x02 \x01(\x05\x12\x13\n\x0b\x61\x63tion_json\x18\x03 \x01(\t\x12\x13\n\x0b\x61\x63tion_text\x18\x04 \x01(\t\x12\x0f\n\x07seconds\x18\x05 \x01(\x01\x12\x13\n\x0b\x62y_fallback\x18\x06 \x01(\x08\"\xc2\x01\n\x0cMatchOutcome\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\r\n\x05ranks\x18\x02 \x03(\x05\x12$\n\x08\x66orfeits\x18\x03 \x03(\x0b\x32\x12.hamlet.v1.Forfeit\x12,\n\tdecisions\x18\x04 \x03(\x0b\x32\x19.hamlet.v1.LoggedDecision\x12\x18\n\x10\x64uration_seconds\x18\x05 \x01(\x01\x12\x0f\n\x07unrated\x18\x06 \x01(\x08\x12\x14\n\x0csandbox_tier\x18\x07 \x01(\t\"\x9d\x01\n\x12ReportMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\tworker_id\x18\x02 \x01(\t\x12*\n\x07outcome\x18\x03 \x01(\x0b\x32\x17.hamlet.v1.MatchOutcomeH\x00\x12\x15\n\x0bvoid_reason\x18\x04 \x01(\tH\x00\x12\x15\n\rattempt_token\x18\x05 \x01(\tB\x08\n\x06report\":\n\x13ReportMatchResponse\x12\x10\n\x08recorded\x18\x01 \x01(\x08\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"*\n\x13\x46\x65tchBotCodeRequest\x12\x13\n\x0b\x63ode_sha256\x18\x01 \x01(\t\"$\n\x14\x46\x65tchBotCodeResponse\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x0c\">\n\nBuiltinBot\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\"\x7f\n\x15\x41nnounceWorkerRequest\x12\x11\n\tworker_id\x18\x01 \x01(\t\x12+\n\x0c\x62uiltin_bots\x18\x02 \x03(\x0b\x32\x15.hamlet.v1.BuiltinBot\x12\x10\n\x08runtimes\x18\x03 \x03(\t\x12\x14\n\x0csandbox_tier\x18\x04 \x01(\t\"\x18\n\x16\x41nnounceWorkerResponse*e\n\x07\x42otKind\x12\x18\n\x14\x42OT_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10\x42OT_KIND_BUILTIN\x10\x01\x12\x15\n\x11\x42OT_KIND_UPLOADED\x10\x02\x12\x13\n\x0f\x42OT_KIND_REMOTE\x10\x03*\xc7\x01\n\rForfeitReason\x12\x1e\n\x1a\x46ORFEIT_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14\x46ORFEIT_REASON_CRASH\x10\x01\x12\x1a\n\x16\x46ORFEIT_REASON_TIMEOUT\x10\x02\x12!\n\x1d\x46ORFEIT_REASON_ILLEGAL_ACTION\x10\x03\x12\x1d\n\x19\x46ORFEIT_REASON_BAD_OUTPUT\x10\x04\x12\x1e\n\x1a\x46ORFEIT_REASON_UNREACHABLE\x10\x05\x32\xcc\x02\n\tMatchHost\x12I\n\nClaimMatch\x12\x1c.hamlet.v1.ClaimMatchRequest\x1a\x1d.hamlet.v1.ClaimMatchResponse\x12L\n\x0bReportMatch\x12\x1d.hamlet.v1.ReportMatchRequest\x1a\x1e.hamlet.v1.ReportMatchResponse\x12O\n\x0c\x46\x65tchBotCode\x12\x1e.hamlet.v1.FetchBotCodeRequest\x1a\x1f.hamlet.v1.FetchBotCodeResponse\x12U\n\x0e\x41nnounceWorker\x12 .hamlet.v1.AnnounceWorkerRequest\x1a!.hamlet.v1.AnnounceWorkerResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16hamlet/v1/worker.proto\x12\thamlet.v1\"8\n\x11\x43laimMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\tworker_id\x18\x02 \x01(\t\"\xee\x01\n\x08SeatSpec\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x03 \x01(\x05\x12 \n\x04kind\x18\x04 \x01(\x0e\x32\x12.hamlet.v1.BotKind\x12\x13\n\x0b\x63ode_sha256\x18\x05 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x06 \x01(\t\x12\x0b\n\x03tls\x18\x07 \x01(\x08\x12\x13\n\x0b\x63\x61_cert_pem\x18\x08 \x01(\t\x12\x17\n\x0ftls_server_name\x18\t \x01(\t\x12\x14\n\x0c\x65ndpoint_url\x18\n \x01(\t\x12\x13\n\x0bunreachable\x18\x0b \x01(\t\"\xa4\x01\n\tMatchSpec\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x15\n\rrules_version\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\"\n\x05seats\x18\x05 \x03(\x0b\x32\x13.hamlet.v1.SeatSpec\x12\x18\n\x10\x64\x65\x63ision_time_ms\x18\x06 \x01(\x05\x12\x14\n\x0ctime_bank_ms\x18\x07 \x01(\x05\"g\n\x12\x43laimMatchResponse\x12#\n\x05match\x18\x01 \x01(\x0b\x32\x14.hamlet.v1.MatchSpec\x12\x15\n\ralready_final\x18\x02 \x01(\x08\x12\x15\n\rattempt_token\x18\x03 \x01(\t\"f\n\x07\x46orfeit\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12(\n\x06reason\x18\x02 \x01(\x0e\x32\x18.hamlet.v1.ForfeitReason\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\x12\x13\n\x0b\x61t_decision\x18\x04 \x01(\x05\"\x85\x01\n\x0eLoggedDecision\x12\x0e\n\x06player\x18\x01 \x01(\x05\x12\x13\n\x0blegal_count\x18\x02 \x01(\x05\x12\x13\n\x0b\x61\x63tion_json\x18\x03 \x01(\t\x12\x13\n\x0b\x61\x63tion_text\x18\x04 \x01(\t\x12\x0f\n\x07seconds\x18\x05 \x01(\x01\x12\x13\n\x0b\x62y_fallback\x18\x06 \x01(\x08\"\xed\x01\n\x0cMatchOutcome\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\r\n\x05ranks\x18\x02 \x03(\x05\x12$\n\x08\x66orfeits\x18\x03 \x03(\x0b\x32\x12.hamlet.v1.Forfeit\x12,\n\tdecisions\x18\x04 \x03(\x0b\x32\x19.hamlet.v1.LoggedDecision\x12\x18\n\x10\x64uration_seconds\x18\x05 \x01(\x01\x12\x0f\n\x07unrated\x18\x06 \x01(\x08\x12\x14\n\x0csandbox_tier\x18\x07 \x01(\t\x12)\n\x0bseat_traces\x18\x08 \x03(\x0b\x32\x14.hamlet.v1.SeatTrace\"l\n\x0eTracedDecision\x12\x15\n\rseat_decision\x18\x01 \x01(\x05\x12\x0e\n\x06\x61nswer\x18\x02 \x01(\x05\x12\x14\n\x0cmilliseconds\x18\x03 \x01(\x05\x12\x0e\n\x06stderr\x18\x04 \x01(\t\x12\r\n\x05\x66\x61ult\x18\x05 \x01(\t\"m\n\tSeatTrace\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\tdecisions\x18\x02 \x03(\x0b\x32\x19.hamlet.v1.TracedDecision\x12\x13\n\x0bstderr_tail\x18\x03 \x01(\t\x12\x0f\n\x07\x64ropped\x18\x04 \x01(\x05\"\x9d\x01\n\x12ReportMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\tworker_id\x18\x02 \x01(\t\x12*\n\x07outcome\x18\x03 \x01(\x0b\x32\x17.hamlet.v1.MatchOutcomeH\x00\x12\x15\n\x0bvoid_reason\x18\x04 \x01(\tH\x00\x12\x15\n\rattempt_token\x18\x05 \x01(\tB\x08\n\x06report\":\n\x13ReportMatchResponse\x12\x10\n\x08recorded\x18\x01 \x01(\x08\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"*\n\x13\x46\x65tchBotCodeRequest\x12\x13\n\x0b\x63ode_sha256\x18\x01 \x01(\t\"$\n\x14\x46\x65tchBotCodeResponse\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x0c\">\n\nBuiltinBot\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\"\x7f\n\x15\x41nnounceWorkerRequest\x12\x11\n\tworker_id\x18\x01 \x01(\t\x12+\n\x0c\x62uiltin_bots\x18\x02 \x03(\x0b\x32\x15.hamlet.v1.BuiltinBot\x12\x10\n\x08runtimes\x18\x03 \x03(\t\x12\x14\n\x0csandbox_tier\x18\x04 \x01(\t\"\x18\n\x16\x41nnounceWorkerResponse*e\n\x07\x42otKind\x12\x18\n\x14\x42OT_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10\x42OT_KIND_BUILTIN\x10\x01\x12\x15\n\x11\x42OT_KIND_UPLOADED\x10\x02\x12\x13\n\x0f\x42OT_KIND_REMOTE\x10\x03*\xc7\x01\n\rForfeitReason\x12\x1e\n\x1a\x46ORFEIT_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14\x46ORFEIT_REASON_CRASH\x10\x01\x12\x1a\n\x16\x46ORFEIT_REASON_TIMEOUT\x10\x02\x12!\n\x1d\x46ORFEIT_REASON_ILLEGAL_ACTION\x10\x03\x12\x1d\n\x19\x46ORFEIT_REASON_BAD_OUTPUT\x10\x04\x12\x1e\n\x1a\x46ORFEIT_REASON_UNREACHABLE\x10\x05\x32\xcc\x02\n\tMatchHost\x12I\n\nClaimMatch\x12\x1c.hamlet.v1.ClaimMatchRequest\x1a\x1d.hamlet.v1.ClaimMatchResponse\x12L\n\x0bReportMatch\x12\x1d.hamlet.v1.ReportMatchRequest\x1a\x1e.hamlet.v1.ReportMatchResponse\x12O\n\x0c\x46\x65tchBotCode\x12\x1e.hamlet.v1.FetchBotCodeRequest\x1a\x1f.hamlet.v1.FetchBotCodeResponse\x12U\n\x0e\x41nnounceWorker\x12 .hamlet.v1.AnnounceWorkerRequest\x1a!.hamlet.v1.AnnounceWorkerResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hamlet.v1.worker_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_BOTKIND']._serialized_start=1566
-  _globals['_BOTKIND']._serialized_end=1667
-  _globals['_FORFEITREASON']._serialized_start=1670
-  _globals['_FORFEITREASON']._serialized_end=1869
+  _globals['_BOTKIND']._serialized_start=1830
+  _globals['_BOTKIND']._serialized_end=1931
+  _globals['_FORFEITREASON']._serialized_start=1934
+  _globals['_FORFEITREASON']._serialized_end=2133
   _globals['_CLAIMMATCHREQUEST']._serialized_start=37
   _globals['_CLAIMMATCHREQUEST']._serialized_end=93
   _globals['_SEATSPEC']._serialized_start=96
@@ -48,21 +48,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LOGGEDDECISION']._serialized_start=713
   _globals['_LOGGEDDECISION']._serialized_end=846
   _globals['_MATCHOUTCOME']._serialized_start=849
-  _globals['_MATCHOUTCOME']._serialized_end=1043
-  _globals['_REPORTMATCHREQUEST']._serialized_start=1046
-  _globals['_REPORTMATCHREQUEST']._serialized_end=1203
-  _globals['_REPORTMATCHRESPONSE']._serialized_start=1205
-  _globals['_REPORTMATCHRESPONSE']._serialized_end=1263
-  _globals['_FETCHBOTCODEREQUEST']._serialized_start=1265
-  _globals['_FETCHBOTCODEREQUEST']._serialized_end=1307
-  _globals['_FETCHBOTCODERESPONSE']._serialized_start=1309
-  _globals['_FETCHBOTCODERESPONSE']._serialized_end=1345
-  _globals['_BUILTINBOT']._serialized_start=1347
-  _globals['_BUILTINBOT']._serialized_end=1409
-  _globals['_ANNOUNCEWORKERREQUEST']._serialized_start=1411
-  _globals['_ANNOUNCEWORKERREQUEST']._serialized_end=1538
-  _globals['_ANNOUNCEWORKERRESPONSE']._serialized_start=1540
-  _globals['_ANNOUNCEWORKERRESPONSE']._serialized_end=1564
-  _globals['_MATCHHOST']._serialized_start=1872
-  _globals['_MATCHHOST']._serialized_end=2204
+  _globals['_MATCHOUTCOME']._serialized_end=1086
+  _globals['_TRACEDDECISION']._serialized_start=1088
+  _globals['_TRACEDDECISION']._serialized_end=1196
+  _globals['_SEATTRACE']._serialized_start=1198
+  _globals['_SEATTRACE']._serialized_end=1307
+  _globals['_REPORTMATCHREQUEST']._serialized_start=1310
+  _globals['_REPORTMATCHREQUEST']._serialized_end=1467
+  _globals['_REPORTMATCHRESPONSE']._serialized_start=1469
+  _globals['_REPORTMATCHRESPONSE']._serialized_end=1527
+  _globals['_FETCHBOTCODEREQUEST']._serialized_start=1529
+  _globals['_FETCHBOTCODEREQUEST']._serialized_end=1571
+  _globals['_FETCHBOTCODERESPONSE']._serialized_start=1573
+  _globals['_FETCHBOTCODERESPONSE']._serialized_end=1609
+  _globals['_BUILTINBOT']._serialized_start=1611
+  _globals['_BUILTINBOT']._serialized_end=1673
+  _globals['_ANNOUNCEWORKERREQUEST']._serialized_start=1675
+  _globals['_ANNOUNCEWORKERREQUEST']._serialized_end=1802
+  _globals['_ANNOUNCEWORKERRESPONSE']._serialized_start=1804
+  _globals['_ANNOUNCEWORKERRESPONSE']._serialized_end=1828
+  _globals['_MATCHHOST']._serialized_start=2136
+  _globals['_MATCHHOST']._serialized_end=2468
 # @@protoc_insertion_point(module_scope)

@@ -320,6 +320,7 @@ class MatchOutcome(_message.Message):
     DURATION_SECONDS_FIELD_NUMBER: _builtins.int
     UNRATED_FIELD_NUMBER: _builtins.int
     SANDBOX_TIER_FIELD_NUMBER: _builtins.int
+    SEAT_TRACES_FIELD_NUMBER: _builtins.int
     duration_seconds: _builtins.float
     unrated: _builtins.bool
     """An uploaded bot ran without the full sandbox (HAMLET_SANDBOX=insecure): do not rate it."""
@@ -337,6 +338,15 @@ class MatchOutcome(_message.Message):
     def forfeits(self) -> _containers.RepeatedCompositeFieldContainer[Global___Forfeit]: ...
     @_builtins.property
     def decisions(self) -> _containers.RepeatedCompositeFieldContainer[Global___LoggedDecision]: ...
+    @_builtins.property
+    def seat_traces(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatTrace]:
+        """What the traced seats (uploaded and remote bots) did beyond the log: their raw answers,
+        times, stderr and faults, for their owners' debug view. Never what a seat saw: the server
+        recomputes each observation from (game, seed, log). Bounded (the server refuses more with
+        INVALID_ARGUMENT): 2000 decisions a seat, 2000 characters of stderr a decision, 64 KiB of
+        stderr a seat, 8000 characters of stderr tail, 1 MiB of traces a match.
+        """
+
     def __init__(
         self,
         *,
@@ -347,14 +357,88 @@ class MatchOutcome(_message.Message):
         duration_seconds: _builtins.float = ...,
         unrated: _builtins.bool = ...,
         sandbox_tier: _builtins.str = ...,
+        seat_traces: _abc.Iterable[Global___SeatTrace] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decisions", b"decisions", "duration_seconds", b"duration_seconds", "forfeits", b"forfeits", "ranks", b"ranks", "sandbox_tier", b"sandbox_tier", "scores", b"scores", "unrated", b"unrated"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decisions", b"decisions", "duration_seconds", b"duration_seconds", "forfeits", b"forfeits", "ranks", b"ranks", "sandbox_tier", b"sandbox_tier", "scores", b"scores", "seat_traces", b"seat_traces", "unrated", b"unrated"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MatchOutcome: _TypeAlias = MatchOutcome  # noqa: Y015
+
+@_typing.final
+class TracedDecision(_message.Message):
+    """One traced decision of one seat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_DECISION_FIELD_NUMBER: _builtins.int
+    ANSWER_FIELD_NUMBER: _builtins.int
+    MILLISECONDS_FIELD_NUMBER: _builtins.int
+    STDERR_FIELD_NUMBER: _builtins.int
+    FAULT_FIELD_NUMBER: _builtins.int
+    seat_decision: _builtins.int
+    """the seat's own count (0, 1, 2, ...), DecisionRequest.seat_decision_index"""
+    answer: _builtins.int
+    """the index the bot answered; -1 when it faulted instead"""
+    milliseconds: _builtins.int
+    """as the worker measured the call"""
+    stderr: _builtins.str
+    """what the bot wrote to stderr while deciding (bounded)"""
+    fault: _builtins.str
+    """why it gave no answer ("timeout: ..."), else empty"""
+    def __init__(
+        self,
+        *,
+        seat_decision: _builtins.int = ...,
+        answer: _builtins.int = ...,
+        milliseconds: _builtins.int = ...,
+        stderr: _builtins.str = ...,
+        fault: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answer", b"answer", "fault", b"fault", "milliseconds", b"milliseconds", "seat_decision", b"seat_decision", "stderr", b"stderr"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TracedDecision: _TypeAlias = TracedDecision  # noqa: Y015
+
+@_typing.final
+class SeatTrace(_message.Message):
+    """What one seat did in a match, as its worker saw it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DECISIONS_FIELD_NUMBER: _builtins.int
+    STDERR_TAIL_FIELD_NUMBER: _builtins.int
+    DROPPED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    stderr_tail: _builtins.str
+    """the last of the bot's stderr at the end of the match"""
+    dropped: _builtins.int
+    """decisions not kept because the trace was full"""
+    @_builtins.property
+    def decisions(self) -> _containers.RepeatedCompositeFieldContainer[Global___TracedDecision]:
+        """in the seat's order; fallback moves are not here"""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        decisions: _abc.Iterable[Global___TracedDecision] | None = ...,
+        stderr_tail: _builtins.str = ...,
+        dropped: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decisions", b"decisions", "dropped", b"dropped", "seat", b"seat", "stderr_tail", b"stderr_tail"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatTrace: _TypeAlias = SeatTrace  # noqa: Y015
 
 @_typing.final
 class ReportMatchRequest(_message.Message):

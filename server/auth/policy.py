@@ -145,6 +145,21 @@ def check_ladder(who: Principal, bot_name: str, origin: str, owner: str) -> None
     )
 
 
+def check_seat_view(who: Principal, seat: int, bot_name: str, origin: str, owner: str) -> None:
+    """Raise unless ``who`` may see a match from ``seat`` (what its bot was asked, answered
+    and wrote to stderr): the owner of the bot in that seat, or an admin (the only one who
+    sees the system's built-in bots' seats). Anonymous callers must sign in first."""
+    if who.anonymous:
+        raise UnauthenticatedError(f"a seat's view is for its bot's owner: {_HOW}")
+    if who.grants(Scope.ADMIN) or (origin != "builtin" and owner and owner == who.name):
+        return
+    whose = "the system's" if origin == "builtin" else f"{owner or 'nobody'}'s"
+    raise PermissionDeniedError(
+        f"seat {seat} is played by {bot_name!r}, {whose} bot; only its owner or an admin may "
+        f"see what it saw (you are {who.name})"
+    )
+
+
 def check_tournament_change(who: Principal, tournament_id: str, owner: str, what: str) -> None:
     """Raise unless ``who`` created the tournament or is an admin."""
     if who.grants(Scope.ADMIN) or (owner and owner == who.name):

@@ -14,6 +14,7 @@ from server.auth.identity import names
 from server.ratings import sprt
 from server.servicers import convert
 from server.servicers.errors import stream, unary
+from server.services import seattraces
 from server.services import validation as v
 from server.services.accounts import AccountService
 from server.services.bots import BotService
@@ -31,7 +32,7 @@ from server.services.tournaments import (
     TournamentRequest,
     TournamentService,
 )
-from server.storage import BotRecord, Store
+from server.storage import BotRecord, MatchRecord, Store
 
 _FORMATS = {
     common_pb2.TOURNAMENT_FORMAT_UNSPECIFIED: ROUND_ROBIN,
@@ -252,16 +253,36 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self, request: arena_pb2.MatchRef, context: grpc.ServicerContext
     ) -> arena_pb2.MatchDetail:
         match, decisions = self.matches.detail(request.match_id)
-        return arena_pb2.MatchDetail(
+        detail = arena_pb2.MatchDetail(
             match=convert.match(match, self.matches.published(match)),
             decisions=[convert.decision(d) for d in decisions],
         )
+        if request.HasField("seat"):
+            detail.seat_view.CopyFrom(self._seat_view(match, request.seat))
+        return detail
 
     @unary
     def GetReplay(
         self, request: arena_pb2.MatchRef, context: grpc.ServicerContext
     ) -> common_pb2.Replay:
-        return convert.replay(self.matches.replay(request.match_id))
+        if request.HasField("seat"):  # who may see it, before any replaying
+            match = self.matches.get(request.match_id)
+            view = self._seat_view(match, request.seat)
+        replay = convert.replay(self.matches.replay(request.match_id))
+        if request.HasField("seat"):
+            replay.seat_view.CopyFrom(view)
+        return replay
+
+    def _seat_view(self, match: MatchRecord, seat: int) -> common_pb2.SeatView:
+        """A seat's own view, for its bot's owner or an admin only."""
+        if not 0 <= seat < len(match.seats):
+            raise InvalidArgumentError(
+                f"match {match.match_id} has seats 0..{len(match.seats) - 1}, not {seat}"
+            )
+        bot = self.bots.get(match.seats[seat].bot_name)
+        policy.check_seat_view(current_principal(), seat, bot.name, bot.origin, bot.owner)
+        published = self.matches.published(match)
+        return convert.seat_view(seattraces.seat_view(self.store, match, seat, published))
 
     @unary
     def GetLeaderboard(

@@ -15,6 +15,7 @@ from server.services.history import History
 from server.services.ladder import LadderStatus
 from server.services.leaderboards import Published
 from server.services.matches import Replay
+from server.services.seattraces import SeatStep, SeatView
 from server.services.tournaments import Standing
 from server.storage import (
     BotRecord,
@@ -158,6 +159,10 @@ def match(record: MatchRecord, reveal_seed: bool = True) -> common_pb2.Match:
                 rank=s.rank or 0,
                 forfeit_reason=s.forfeit_reason,
                 forfeit_detail=s.forfeit_detail,
+                # where it happened is part of the log: withheld with it
+                forfeit_decision=(s.forfeit_at + 1)
+                if reveal_seed and s.forfeit_reason and s.forfeit_at is not None
+                else 0,
             )
             for s in record.seats
         ],
@@ -364,6 +369,51 @@ def replay(data: Replay) -> common_pb2.Replay:
         replayed_scores=list(data.scores),
         replayed_ranks=list(data.ranks),
         matches_record=data.matches_record,
+    )
+
+
+def seat_view(view: SeatView) -> common_pb2.SeatView:
+    """A seat's own view: per decision the request it was sent (typed when the game has wire
+    messages, and always as JSON), its answer, time, stderr and fault."""
+    seat = view.match.seats[view.seat]
+    return common_pb2.SeatView(
+        seat=view.seat,
+        bot_name=seat.bot_name,
+        decisions=[_seat_decision(view, s) for s in view.steps],
+        stderr_tail=view.stderr_tail,
+        traced=view.traced,
+        dropped=view.dropped,
+    )
+
+
+def _seat_decision(view: SeatView, s: SeatStep) -> common_pb2.SeatDecision:
+    g = view.match.game
+    try:
+        request: common_pb2.DecisionRequest | None = codec.decision_request(
+            g,
+            view.match.match_id,
+            view.seat,
+            s.number - 1,
+            s.observation,
+            list(s.legal),
+            s.time_left_ms,
+        )
+    except codec.CodecError:
+        request = None
+    return common_pb2.SeatDecision(
+        number=s.number,
+        index=s.index,
+        request=request,
+        legal_text=[str(a) for a in s.legal],
+        chosen=s.chosen,
+        by_fallback=s.by_fallback,
+        traced=s.traced,
+        answer=s.answer,
+        seconds=s.seconds,
+        stderr=s.stderr,
+        fault=s.fault,
+        observation=codec.dict_to_struct(s.observation),
+        legal_json=[json.dumps(games.action_to_dict(a), sort_keys=True) for a in s.legal],
     )
 
 

@@ -15,6 +15,7 @@ from server.services.errors import InvalidArgumentError
 from server.services.hygiene import strip_nul
 from server.services.matches import MatchService
 from server.services.remote_bots import Pin, RemoteBotService
+from server.services.seattraces import MAX_TRACE_BYTES
 from server.storage import (
     DecisionRecord,
     MatchRecord,
@@ -22,6 +23,8 @@ from server.storage import (
     Outcome,
     SeatOutcome,
     SeatRecord,
+    SeatTraceRecord,
+    TracedStep,
 )
 
 _FORFEIT = {
@@ -107,13 +110,32 @@ def outcome_from_proto(msg: worker_pb2.MatchOutcome) -> Outcome:
         )
         for i, d in enumerate(msg.decisions)
     )
+    size = sum(t.ByteSize() for t in msg.seat_traces)
+    if size > MAX_TRACE_BYTES:
+        raise InvalidArgumentError(
+            f"seat traces of {size} bytes; a report carries at most {MAX_TRACE_BYTES}"
+        )
     return Outcome(
         seats=seats,
         decisions=decisions,
         duration_seconds=msg.duration_seconds,
         unrated=msg.unrated,
         sandbox_tier=strip_nul(msg.sandbox_tier)[:32],
+        traces=tuple(_trace(t) for t in msg.seat_traces),
     )
+
+
+def _trace(msg: worker_pb2.SeatTrace) -> SeatTraceRecord:
+    """A reported seat trace (checked against the log by the service). Its decisions must be
+    the seat's own, in order from its first: the runner asks a seat every time until it
+    forfeits, so a gap is garbage."""
+    for i, d in enumerate(msg.decisions):
+        if d.seat_decision != i:
+            raise InvalidArgumentError(
+                f"seat {msg.seat}'s trace: decision {i} says it is the seat's {d.seat_decision}"
+            )
+    steps = tuple(TracedStep(d.answer, d.milliseconds, d.stderr, d.fault) for d in msg.decisions)
+    return SeatTraceRecord(msg.seat, steps, msg.stderr_tail, msg.dropped)
 
 
 class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):

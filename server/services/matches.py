@@ -19,6 +19,7 @@ from server.services import validation as v
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from server.services.hygiene import finite_seconds, no_nul, strip_nul
 from server.services.scheduling import Enqueuer
+from server.services.seattraces import check_traces
 from server.services.verify import verify_outcome
 from server.storage import DecisionRecord, MatchRecord, MatchStatus, Outcome, Store
 from server.storage.base import utcnow
@@ -153,6 +154,7 @@ class MatchService:
         outcome = clean_outcome(outcome)
         self._check(match, outcome)
         verify_outcome(match, outcome)
+        outcome = check_traces(match, outcome)
         if not self.store.finalize_match(match_id, outcome, self.now(), digest):
             match = self.get(match_id)
             if match.status.final and self._same_attempt(match_id, digest):

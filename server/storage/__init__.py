@@ -16,11 +16,13 @@ from server.storage.base import (
     RatedResult,
     SeatOutcome,
     SeatRecord,
+    SeatTraceRecord,
     SprtRecord,
     StoreConflictError,
     TokenRecord,
     TournamentRecord,
     TournamentStatus,
+    TracedStep,
     UserRecord,
 )
 from server.storage.protocol import Store
@@ -38,6 +40,7 @@ __all__ = [
     "RatedResult",
     "SeatOutcome",
     "SeatRecord",
+    "SeatTraceRecord",
     "SprtRecord",
     "SqlStore",
     "Store",
@@ -45,6 +48,7 @@ __all__ = [
     "TokenRecord",
     "TournamentRecord",
     "TournamentStatus",
+    "TracedStep",
     "UserRecord",
     "open_store",
 ]

@@ -270,6 +270,28 @@ class SeatOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class TracedStep:
+    """One traced decision of a seat, as stored: what the log does not hold."""
+
+    #: The index the bot answered (-1: none, see ``fault``).
+    answer: int
+    milliseconds: int
+    stderr: str = ""
+    fault: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTraceRecord:
+    """What a traced seat did in a match beyond the log; ``steps[i]`` is the seat's decision i
+    (its observations are not stored: they are recomputed from the log)."""
+
+    seat: int
+    steps: tuple[TracedStep, ...]
+    stderr_tail: str = ""
+    dropped: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """A played match as reported by a worker (validated by the service)."""
 
@@ -279,3 +301,5 @@ class Outcome:
     #: The worker ran uploaded bots without the full sandbox: recorded, never rated.
     unrated: bool = False
     sandbox_tier: str = ""
+    #: The traced seats' traces (checked against the log by the service).
+    traces: tuple[SeatTraceRecord, ...] = ()

@@ -180,6 +180,21 @@ class Decision(Base):
     by_fallback: Mapped[bool] = mapped_column(Boolean)
 
 
+class SeatTrace(Base):
+    """What a traced seat (an uploaded or remote bot) did in a finished match beyond the log:
+    its answers, times, stderr and faults (``steps_json``, bounded by the service), and its
+    stderr tail. Written with the result, in the same transaction; kept as long as the match."""
+
+    __tablename__ = "seat_traces"
+    match_id: Mapped[str] = mapped_column(
+        ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    steps_json: Mapped[str] = mapped_column(Text)
+    stderr_tail: Mapped[str] = mapped_column(Text, default="")
+    dropped: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class SprtTest(Base):
     """A head-to-head test: its hypotheses, error rates and verdict (its matches are the
     tournament's)."""

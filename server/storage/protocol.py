@@ -17,6 +17,7 @@ from server.storage.base import (
     NewTournament,
     Outcome,
     RatedResult,
+    SeatTraceRecord,
     SprtRecord,
     TokenRecord,
     TournamentRecord,
@@ -167,6 +168,10 @@ class Store(Protocol):
 
     def get_decisions(self, match_id: str) -> list[DecisionRecord]:
         """A match's action log."""
+        ...
+
+    def get_seat_trace(self, match_id: str, seat: int) -> SeatTraceRecord | None:
+        """The stored trace of one seat of a finished match (None if it was not traced)."""
         ...
 
     def set_ladder_entry(self, game: str, bot_name: str, joined: bool, now: datetime) -> bool:

@@ -14,12 +14,13 @@ from server.storage.sql_ladder import LadderPart
 from server.storage.sql_matches import MatchesPart
 from server.storage.sql_ratings import RatingsPart
 from server.storage.sql_tournaments import TournamentsPart
+from server.storage.sql_traces import TracesPart
 from server.storage.sqlbase import make_engine
 
 __all__ = ["SqlStore", "make_engine", "open_store"]
 
 
-class SqlStore(AccountsPart, LadderPart, TournamentsPart, MatchesPart, RatingsPart):
+class SqlStore(AccountsPart, LadderPart, TournamentsPart, MatchesPart, RatingsPart, TracesPart):
     """:class:`~server.storage.protocol.Store` on a SQLAlchemy engine."""
 
 

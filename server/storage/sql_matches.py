@@ -19,6 +19,7 @@ from server.storage.base import (
     utcnow,
 )
 from server.storage.sql_ratings import apply_ratings, lock_ratings
+from server.storage.sql_traces import add_traces
 from server.storage.sqlbase import FINAL, SqlBase, rowcount
 
 
@@ -184,6 +185,7 @@ class MatchesPart(SqlBase):
                 )
                 for d in outcome.decisions
             )
+            add_traces(s, match_id, outcome.traces)
             tournament = s.get(m.Tournament, match.tournament_id)
             assert tournament is not None
             # a match played without the full sandbox counts for nothing

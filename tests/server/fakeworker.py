@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 
 import grpc
 
@@ -29,14 +30,20 @@ def announce(
 
 
 def play(
-    channel: grpc.Channel, match_id: str, forfeit_seat: int | None = None
+    channel: grpc.Channel,
+    match_id: str,
+    forfeit_seat: int | None = None,
+    edit: Callable[[worker_pb2.MatchSpec, worker_pb2.MatchOutcome], None] | None = None,
 ) -> worker_pb2.ReportMatchResponse:
-    """Claim, play and report one match; ``forfeit_seat`` crashes at its first decision."""
+    """Claim, play and report one match; ``forfeit_seat`` crashes at its first decision;
+    ``edit`` changes the outcome before it is reported (e.g. adds seat traces)."""
     stub = worker_pb2_grpc.MatchHostStub(channel)
     claim = stub.ClaimMatch(worker_pb2.ClaimMatchRequest(match_id=match_id, worker_id="fake"))
     if claim.already_final:
         return worker_pb2.ReportMatchResponse(duplicate=True)
     outcome = play_outcome(claim.match, forfeit_seat)
+    if edit is not None:
+        edit(claim.match, outcome)
     return stub.ReportMatch(
         worker_pb2.ReportMatchRequest(
             match_id=match_id,
@@ -94,3 +101,29 @@ def play_outcome(
         decisions=decisions,
         duration_seconds=0.01,
     )
+
+
+def honest_trace(
+    spec: worker_pb2.MatchSpec, outcome: worker_pb2.MatchOutcome, seat: int, stderr: str = ""
+) -> worker_pb2.SeatTrace:
+    """The trace a worker would report for ``seat`` of a played outcome: per decision the
+    index of the logged action (the fault at a forfeit), and ``stderr`` at each."""
+    state = games.get(spec.game).new_game(num_players=len(spec.seats), seed=spec.seed)
+    steps = []
+    forfeit = next((f for f in outcome.forfeits if f.seat == seat), None)
+    for i, d in enumerate(outcome.decisions):
+        legal = state.legal_actions()
+        action = games.get(spec.game).action_from_dict(json.loads(d.action_json))
+        if d.player == seat and (not d.by_fallback or (forfeit and forfeit.at_decision == i)):
+            fault = "crash: boom" if d.by_fallback else ""
+            steps.append(
+                worker_pb2.TracedDecision(
+                    seat_decision=len(steps),
+                    answer=-1 if fault else legal.index(action),
+                    milliseconds=1,
+                    stderr=stderr,
+                    fault=fault,
+                )
+            )
+        state.apply(action)
+    return worker_pb2.SeatTrace(seat=seat, decisions=steps, stderr_tail=stderr)
