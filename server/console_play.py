@@ -67,7 +67,8 @@ def summary_lines(s: Summary, opponents: str, decision_ms: int, bank_ms: int) ->
     """The text around the tables: what was played and the bot's decision times."""
     lines = [
         f"{s.game}: {s.target.name} vs {opponents}, {s.games} games in {s.blocks} duplicate "
-        f"blocks of {s.players} seat rotations, seed {s.seed}; {decision_ms} ms per decision "
+        f"block{'s' if s.blocks != 1 else ''} of {s.players} seat rotations, seed {s.seed}; "
+        f"{decision_ms} ms per decision "
         f"+ {bank_ms} ms bank" + (f"; sandbox {s.sandbox_tier}" if s.sandbox_tier else "")
     ]
     if s.games != s.requested:
