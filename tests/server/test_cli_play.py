@@ -25,7 +25,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_local_play_uses_the_servers_defaults_and_seeds() -> None:
-    assert localplay.DEFAULT_DECISION_MS == Settings().default_decision_time_ms
+    assert Settings().default_decision_time_ms == localplay.DEFAULT_DECISION_MS
     assert localplay.TIME_BANK_FACTOR == tournaments.TIME_BANK_FACTOR
     assert [block_seed(5, i) for i in range(6)] == [
         table_seed(5, r, 3, t) for r in range(2) for t in range(3)

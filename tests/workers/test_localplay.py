@@ -74,7 +74,9 @@ def test_the_summary_counts_wins_places_scores_and_is_deterministic() -> None:
     assert summary.target.average_score == pytest.approx(sum(scores) / 6)
     by_name = {line.name: line for line in summary.opponents}
     assert set(by_name) == {"random", "first"} and by_name["random"].games == 6
-    random_scores = [s for r in seen for s, n in zip(r.record.scores, r.labels) if n == "random"]
+    random_scores = [
+        s for r in seen for s, n in zip(r.record.scores, r.labels, strict=True) if n == "random"
+    ]
     assert by_name["random"].average_score == pytest.approx(sum(random_scores) / 6)
     # greedy beats random and first clearly on these seeds
     assert summary.target.wins > by_name["random"].wins
