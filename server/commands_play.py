@@ -81,7 +81,9 @@ def bot_play(args: argparse.Namespace) -> int:
         with console_play.progress_bar(out, title, len(prepared.tables), show) as on_game:
             summary = localplay.play(prepared, on_game)
     except InfrastructureError as exc:
-        return _fail(args, "bot play", "INTERNAL", f"a match could not be played: {exc}", 1)
+        return _fail(
+            args, "bot play", "INTERNAL", f"a match could not be played: {exc}", EXIT_FAILED
+        )
     if args.json:
         print_json(summary.to_dict())
     else:

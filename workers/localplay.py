@@ -258,6 +258,19 @@ class _Seats:
         return clients
 
 
+def match_plan(request: LocalPlay, table: Table) -> MatchPlan:
+    """The plan a worker would claim for ``table``: same limits, same rules version."""
+    return MatchPlan(
+        match_id=f"local.b{table.block}.r{table.rotation}",
+        game=request.game,
+        rules_version=games.get(request.game).rules_version,
+        seed=table.seed,
+        seats=tuple(c.seat(i) for i, c in enumerate(table.seats)),
+        decision_time_s=request.decision_ms / 1000,
+        time_bank_s=request.decision_ms * TIME_BANK_FACTOR / 1000,
+    )
+
+
 def play(prepared: Prepared, on_game: Callable[[GameResult], None] | None = None) -> Summary:
     """Play every table of ``prepared`` in order; the summary of the target's games.
 
@@ -271,20 +284,12 @@ def play(prepared: Prepared, on_game: Callable[[GameResult], None] | None = None
     try:
         clients = SeatClients(CodeCache(cache_dir, codes.__getitem__), prepared.limits)
         for table in prepared.tables:
-            plan = MatchPlan(
-                match_id=f"local.b{table.block}.r{table.rotation}",
-                game=request.game,
-                rules_version=games.get(request.game).rules_version,
-                seed=table.seed,
-                seats=tuple(c.seat(i) for i, c in enumerate(table.seats)),
-                decision_time_s=request.decision_ms / 1000,
-                time_bank_s=request.decision_ms * TIME_BANK_FACTOR / 1000,
-            )
+            plan = match_plan(request, table)
             seats = _Seats(clients, table.target_seat, request.trace_dir is not None)
             record = play_plan(plan, seats)
-            trace = seats.tracer.trace() if seats.tracer is not None else None
             path = None
-            if request.trace_dir is not None and trace is not None:
+            if request.trace_dir is not None and seats.tracer is not None:
+                trace = seats.tracer.trace()
                 path = write_trace(request.trace_dir, table.number, plan, record, trace)
             result = GameResult(
                 table.number,
