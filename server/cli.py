@@ -4,9 +4,11 @@ Exit codes (scripts may rely on them):
 
 * 0 — done (a watched tournament finished with every match played);
 * 1 — refused or failed (FAILED_PRECONDITION, ALREADY_EXISTS, a server error, a watched
-  tournament cancelled or with failed matches, a process that would not start);
+  tournament cancelled or with failed matches, a process that would not start; ``bot play``:
+  the bot forfeited a game, or the sandbox refuses uploaded bots here);
 * 2 — bad arguments (usage errors and INVALID_ARGUMENT);
-* 3 — not found (unknown game, bot, tournament or match);
+* 3 — not found (unknown game, bot, tournament or match; the local ``bot new`` and ``bot play``
+  say 2 for an unknown game, bot or file: it is an argument they check themselves);
 * 4 — the server cannot be reached;
 * 5 — not allowed (UNAUTHENTICATED: no valid token; PERMISSION_DENIED: wrong scope or owner);
 * 130 — interrupted (Ctrl-C).
@@ -56,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     from server import commands as c
     from server import commands_accounts as ca
     from server import commands_bots as cb
+    from server import commands_play as cp
     from server import commands_ranked as cr
     from server import commands_web as cw
 
@@ -88,7 +91,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="include retired bots")
 
     bot = sub.add_parser(
-        "bot", help="submit, register, list the versions of, show or retire a bot"
+        "bot",
+        help="write, play locally, submit, register, show or retire a bot",
     ).add_subparsers(dest="bot_command", required=True, metavar="ACTION")
     p = add(
         "submit",
@@ -126,6 +130,34 @@ def _parser() -> argparse.ArgumentParser:
         "restore", cb.bot_restore, "put a retired bot back in play (its owner or an admin)", bot
     )
     p.add_argument("name")
+    p = add("new", cp.bot_new, "write NAME.py: a commented bot for GAME that beats random", bot)
+    p.add_argument("name")
+    p.add_argument("--game", required=True, help="the game the bot plays")
+    p.add_argument("--dir", type=Path, default=Path(), help="where to write it (default .)")
+    p = add(
+        "play",
+        cp.bot_play,
+        "play a bot locally against built-ins, in duplicate blocks, with the workers' sandbox "
+        "and time rules (no server needed)",
+        bot,
+    )
+    p.add_argument("target", metavar="TARGET", help="a .py or .zip file, a built-in, grpc://H:P")
+    p.add_argument("--game", required=True)
+    p.add_argument("--vs", default="random", help="comma-separated opponents (default random)")
+    p.add_argument("--games", type=int, default=20, help="games, in whole blocks (default 20)")
+    p.add_argument("--seed", type=int, default=None, help="default: random (printed)")
+    p.add_argument(
+        "--players", type=int, default=0, help="per table (default: you + one per opponent)"
+    )
+    p.add_argument(
+        "--decision-ms",
+        type=int,
+        default=None,
+        help="per-decision limit (default: the server's, 1000); the bank is 10 times it",
+    )
+    p.add_argument(
+        "--trace", type=Path, default=None, metavar="DIR", help="write every decision to DIR"
+    )
 
     p = add("sprt", cr.sprt, "is bot B better than bot A? a sequential test on paired blocks")
     p.add_argument("a", metavar="A", help="the baseline")
@@ -341,7 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return commands.worker(argparse.Namespace(worker_args=argv[1:]))
     args = _parser().parse_args(argv)
-    local = ("server", "up", "worker", "rebuild-ratings")
+    local = ("server", "up", "worker", "rebuild-ratings")  # and `bot new` / `bot play`
     if getattr(args, "server", None) is None and args.command not in local:
         args.server = _server_addr()
     try:

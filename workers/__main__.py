@@ -9,7 +9,8 @@ on the ``matches`` queue with the settings from the ``HAMLET_*`` environment (RE
 
 ``play`` is for bot authors: a SEAT is a built-in bot name (``random``, ``greedy``), a path
 to an uploaded-bot ``.py`` file (run in the sandbox), or ``grpc://host:port`` (a remote
-bot). It prints the result and any forfeits.
+bot). It prints the result and any forfeits. ``hamlet bot play`` is its fuller form: many
+games in duplicate blocks, a summary, traces.
 """
 
 from __future__ import annotations
@@ -112,6 +113,13 @@ def check_sandbox() -> int:
     return 0 if report.plays_uploaded else 1
 
 
+def _game_names() -> list[str]:
+    """The registered games."""
+    import games
+
+    return games.names()
+
+
 def play(argv: list[str]) -> int:
     """Play one match locally and print the result."""
     parser = argparse.ArgumentParser(prog="python -m workers play")
@@ -122,6 +130,18 @@ def play(argv: list[str]) -> int:
     parser.add_argument("--bank-ms", type=int, default=10_000)
     args = parser.parse_args(argv)
     from workers.local import play_local
+    from workers.localplay import LocalPlayError, resolve
+
+    try:  # the same one-line errors as `hamlet bot play` (its fuller, multi-game form)
+        if args.game not in _game_names():
+            raise LocalPlayError(
+                f"unknown game {args.game!r}; known games: {', '.join(_game_names())}"
+            )
+        for spec in args.seats:
+            resolve(spec, args.game)
+    except LocalPlayError as exc:
+        print(f"python -m workers play: {exc}", file=sys.stderr)
+        return 2
 
     record = play_local(
         args.game, args.seats, args.seed, args.decision_ms / 1000, args.bank_ms / 1000

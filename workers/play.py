@@ -133,7 +133,7 @@ def play_plan(
     answers and times (the server recomputes what any seat saw from the log).
     """
     clients: Sequence[SeatClient] = [
-        c if c.kind is BotKind.BUILTIN else TracingClient(c, seat)
+        c if c.kind is BotKind.BUILTIN or isinstance(c, TracingClient) else TracingClient(c, seat)
         for seat, c in enumerate(seats.open(plan))
     ]
     try:

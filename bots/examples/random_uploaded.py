@@ -1,7 +1,7 @@
 """A sample uploaded bot: plays a random legal action (seeded, so it is reproducible).
 
 Upload this file as a bot version; the worker runs it in a sandbox with the SDK on its
-path. Try it locally against the engine with ``python -m workers play`` (see
+path. Try it locally against the engine with ``hamlet bot play`` (see
 docs/bot-authors.md).
 """
 

@@ -15,10 +15,9 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from games import derive_seed
+from games.blocks import block_seed
 
 VERSION = "hamlet-seeds-v1"
-MAX_SEED = 2**63 - 1
 
 
 def nonce() -> str:
@@ -38,4 +37,4 @@ def commitment(tournament_id: str, salt: str, seed: int) -> str:
 
 def table_seed(seed: int, round_no: int, tables_per_round: int, table: int) -> int:
     """The seed of the ``table``-th table of round ``round_no``."""
-    return derive_seed(seed, "table", round_no * tables_per_round + table) & MAX_SEED
+    return block_seed(seed, round_no * tables_per_round + table)
