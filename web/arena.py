@@ -2,14 +2,18 @@
 
 Spectators' calls go over one anonymous channel (public reads), so a page shows exactly what
 the server shows anyone; a logged-in visitor's token is forwarded as the bearer token on a
-channel opened for that call. Finished replays are immutable, so a few are kept in memory
-(the server replays the whole match through the engine for each ``GetReplay``).
+channel opened for that call and closed after it. Finished replays are immutable, so a few
+public ones are kept in memory (the server replays the whole match through the engine for each
+``GetReplay``); a seat's own view is never kept: it is asked for again, with the visitor's own
+token, every time it is shown.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +25,7 @@ from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 CALL_TIMEOUT = 15.0
 REPLAY_CACHE = 16
+SEATS_CACHE = 256
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,7 @@ class ArenaReader:
         self._channel = open_channel(target, token=token, ca_file=ca_file)
         self.stub = arena_pb2_grpc.ArenaStub(self._channel)  # type: ignore[no-untyped-call]
         self._replays: OrderedDict[str, ReplayData] = OrderedDict()
+        self._seats: OrderedDict[str, tuple[common_pb2.Seat, ...]] = OrderedDict()
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -112,14 +118,55 @@ class ArenaReader:
                 self._replays.popitem(last=False)
         return data
 
-    def whoami(self, token: str) -> arena_pb2.WhoAmIResponse | None:
-        """Who ``token`` belongs to (its own channel); None if the server refuses it."""
+    def bot_versions(self, name: str) -> arena_pb2.ListBotVersionsResponse:
+        """A bot's versions, oldest first, each with its matches and published ratings."""
+        req = arena_pb2.ListBotVersionsRequest(name=name)
+        return self.stub.ListBotVersions(req, timeout=CALL_TIMEOUT)
+
+    def final_seats(self, match_id: str) -> tuple[common_pb2.Seat, ...]:
+        """The seats (bot, version, score) of a finished match; kept, since they never change."""
+        with self._lock:
+            hit = self._seats.get(match_id)
+        if hit is not None:
+            return hit
+        m = self.match(match_id).match
+        seats = tuple(m.seats)
+        if m.status == common_pb2.MATCH_STATUS_FINISHED:
+            with self._lock:
+                self._seats[match_id] = seats
+                while len(self._seats) > SEATS_CACHE:
+                    self._seats.popitem(last=False)
+        return seats
+
+    @contextmanager
+    def _as_visitor(self, token: str) -> Iterator[arena_pb2_grpc.ArenaStub]:
+        """A stub on a channel of its own carrying ``token``, closed after the call: a
+        visitor's token never rides on the shared channel, nor outlives the request."""
         channel = open_channel(self._target, token=token, ca_file=self._ca_file)
         try:
-            stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
-            who: arena_pb2.WhoAmIResponse = stub.WhoAmI(
-                arena_pb2.WhoAmIRequest(), timeout=CALL_TIMEOUT
-            )
+            yield arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
+        finally:
+            channel.close()
+
+    def seat_view(self, match_id: str, seat: int, token: str) -> common_pb2.SeatView:
+        """``seat``'s own view of a finished match, asked for with the visitor's ``token``.
+
+        The server decides who may see it (the seat's bot's owner or an admin) and raises the
+        gRPC error otherwise. ``GetMatch`` carries the same view as ``GetReplay`` without the
+        public states, which the viewer already has from the public replay.
+        """
+        with self._as_visitor(token) as stub:
+            ref = arena_pb2.MatchRef(match_id=match_id, seat=seat)
+            detail: arena_pb2.MatchDetail = stub.GetMatch(ref, timeout=60)
+        return detail.seat_view
+
+    def whoami(self, token: str) -> arena_pb2.WhoAmIResponse | None:
+        """Who ``token`` belongs to (its own channel); None if the server refuses it."""
+        try:
+            with self._as_visitor(token) as stub:
+                who: arena_pb2.WhoAmIResponse = stub.WhoAmI(
+                    arena_pb2.WhoAmIRequest(), timeout=CALL_TIMEOUT
+                )
         except grpc.RpcError as exc:
             if exc.code() in (  # type: ignore[attr-defined]
                 grpc.StatusCode.UNAUTHENTICATED,
@@ -127,6 +174,4 @@ class ArenaReader:
             ):
                 return None
             raise
-        finally:
-            channel.close()
         return None if who.anonymous else who

@@ -3,8 +3,9 @@
 The viewer page is complete without JavaScript: the board of decision ``?d=N`` (drawn by the
 game's renderer from the public state the server sent), what the drawing leaves out as text,
 the action taken, the scores chart and links to step. ``viewer.js`` then steps in place,
-asking ``frame.json?d=N`` for the same fragment. Only public states are ever rendered; a
-seat's own view goes through :func:`web.security.seat_view`, which the server will answer.
+asking ``frame.json?d=N`` for the same fragment. Only public states are rendered for
+anyone; with ``&seat=S`` a logged-in visitor also gets that seat's own view
+(:mod:`web.seatview`), which the server gives only to the seat's bot's owner or an admin.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from hamlet.v1 import common_pb2
-from web import render, security
+from web import render, seatview, security
 from web.arena import ArenaReader, ReplayData
 from web.charts import Series, line_chart
 from web.templating import ENV, page
@@ -134,26 +135,37 @@ def _frame_html(data: ReplayData, d: int) -> Markup:
     return Markup(macro(**frame_context(data, d)))
 
 
+def _seat(request: Request, data: ReplayData) -> int | None:
+    raw = request.query_params.get("seat", "")
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) >= len(data.replay.match.seats):
+        raise HTTPException(400, "seat must be a seat number of this match")
+    return int(raw)
+
+
+def _seat_html(request: Request, data: ReplayData, d: int, seat: int | None) -> Markup | None:
+    """The seat panel at ``d``: the seat's view when the server gives it to this visitor's
+    own token (asked for again on every request: private answers are never kept)."""
+    if seat is None:
+        return None
+    token = security.visitor_token(request)
+    result = seatview.fetch(_reader(request), data.replay.match.match_id, seat, token)
+    p = seatview.panel(result.view, d, data.states) if result.view is not None else None
+    macro = ENV.get_template("_seat.html").module.seat_panel  # type: ignore[attr-defined]
+    return Markup(macro(result, p))
+
+
 def viewer(request: Request) -> Response:
-    """``/matches/{mid}/replay?d=N[&seat=S]``: the replay viewer at decision N."""
+    """``/matches/{mid}/replay?d=N[&seat=S]``: the replay viewer at decision N (with seat S's
+    own view beside the board, for its bot's owner)."""
     r = _reader(request)
     data = r.replay(request.path_params["mid"])
     m = data.replay.match
     d = _position(request, data)
+    seat = _seat(request, data)
     series, note = scores_series(data)
     chart = line_chart(series, "Scores over the match", "decision", (0, data.last), cursor=d)
-    token = security.visitor_token(request)
-    seat_param = request.query_params.get("seat", "")
-    seat_message = None
-    if seat_param:
-        if not seat_param.isdigit() or int(seat_param) >= len(data.replay.match.seats):
-            raise HTTPException(400, "seat must be a seat number of this match")
-        if token is None:
-            seat_message = "log in with the bot owner's token to see what a seat saw"
-        else:
-            seat_message = security.seat_view(
-                data.replay.match.match_id, int(seat_param), token
-            ).message
     return page(
         request,
         "replay.html",
@@ -165,13 +177,21 @@ def viewer(request: Request) -> Response:
         frame=_frame_html(data, d),
         chart=chart,
         chart_note=note,
-        seat_message=seat_message,
-        seat_param=seat_param,
+        seat_html=_seat_html(request, data, d, seat),
+        seat_param="" if seat is None else str(seat),
+        seat_query="" if seat is None else f"&seat={seat}",
     )
 
 
 def frame_json(request: Request) -> Response:
-    """``/matches/{mid}/replay/frame.json?d=N``: the viewer's fragment at decision N."""
+    """``/matches/{mid}/replay/frame.json?d=N[&seat=S]``: the viewer's fragment at decision N
+    (and seat S's panel, private only when the server allows the visitor's own token)."""
     data = _reader(request).replay(request.path_params["mid"])
     d = _position(request, data)
-    return JSONResponse({"d": d, "last": data.last, "html": str(_frame_html(data, d))})
+    seat = _seat(request, data)
+    body: dict[str, object] = {"d": d, "last": data.last, "html": str(_frame_html(data, d))}
+    panel = _seat_html(request, data, d, seat)
+    if panel is not None:
+        body["seat"] = seat
+        body["seat_html"] = str(panel)
+    return JSONResponse(body)

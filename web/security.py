@@ -1,4 +1,4 @@
-"""The stranger-facing side: security headers, the login cookie, CSRF tokens, seat views.
+"""The stranger-facing side: security headers, the login cookie, CSRF tokens.
 
 Every page is a read-only GET; the only writes are the login and logout POSTs, which carry a
 CSRF token that must equal the one in a SameSite=Strict cookie (double submit). The token a
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from dataclasses import dataclass
-from enum import Enum
 from urllib.parse import parse_qs
 
 from starlette.requests import Request
@@ -120,34 +118,3 @@ def set_login(response: Response, token: str, secure: bool) -> None:
 def clear_login(response: Response) -> None:
     """Forget the visitor's token."""
     response.delete_cookie(TOKEN_COOKIE, path="/", httponly=True, samesite="strict")
-
-
-class SeatViewStatus(Enum):
-    """What asking for a seat's own view gave."""
-
-    NOT_AVAILABLE = "not_available"
-    SHOWN = "shown"
-
-
-@dataclass(frozen=True)
-class SeatView:
-    """What one seat saw during a match, or why it cannot be shown."""
-
-    status: SeatViewStatus
-    message: str
-    states: tuple[dict[str, object], ...] = ()
-
-
-def seat_view(match_id: str, seat: int, token: str) -> SeatView:
-    """What ``seat`` of ``match_id`` saw, for its owner (whose ``token`` is forwarded).
-
-    The server has no per-seat view of a finished match yet (an optional ``seat`` on
-    GetMatch/GetReplay, owner or admin only); until it does this answers "not available" and
-    shows nothing. It is the one place the web app will ask for hidden information, and the
-    server, not the web app, will decide who may see it.
-    """
-    del match_id, seat, token
-    return SeatView(
-        SeatViewStatus.NOT_AVAILABLE,
-        "not available yet: the server does not yet serve a seat's own view of a match",
-    )

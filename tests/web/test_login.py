@@ -1,5 +1,5 @@
 """Logging in: CSRF-checked POST, the token only in an HttpOnly SameSite=Strict cookie, and
-the seat toggle that answers "not available yet" until the server serves seat views."""
+the seat toggle, which a visitor whose bot did not play a seat gets only a refusal from."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import re
 from starlette.testclient import TestClient
 
 from tests.web.conftest import Site
-from web.security import SeatViewStatus, seat_view
 
 
 def _csrf(html: str) -> str:
@@ -51,7 +50,7 @@ def test_a_bad_token_is_refused(site: Site) -> None:
     assert r.status_code == 401 and "does not accept" in r.text
 
 
-def test_the_seat_toggle_says_not_available_yet(site: Site) -> None:
+def test_the_seat_toggle_refuses_a_seat_that_is_not_the_visitors(site: Site) -> None:
     client = _fresh(site)
     form = client.get("/login")
     client.post("/login", data={"csrf": _csrf(form.text), "token": site.user_token})
@@ -59,11 +58,10 @@ def test_the_seat_toggle_says_not_available_yet(site: Site) -> None:
     page = client.get(f"/matches/{mid}/replay?d=3")
     assert 'name="seat"' in page.text
     shown = client.get(f"/matches/{mid}/replay?d=3&seat=1").text
-    assert "not available yet" in shown
+    assert "not your bot" in shown and "private view" not in shown
     anon = site.client.get(f"/matches/{mid}/replay?d=3&seat=1").text
-    assert "log in with the bot owner" in anon and 'name="seat"' not in anon
-    view = seat_view(mid, 0, site.user_token)
-    assert view.status is SeatViewStatus.NOT_AVAILABLE and view.states == ()
+    assert "log in with the token of this seat" in anon and '<select id="seat"' not in anon
+    assert client.get(f"/matches/{mid}/replay?d=3&seat=2").status_code == 400
 
 
 def test_logout_needs_the_csrf_token(site: Site) -> None:

@@ -7,6 +7,10 @@
   var url = viewer.getAttribute("data-frame-url");
   var last = parseInt(viewer.getAttribute("data-last"), 10);
   var d = parseInt(viewer.getAttribute("data-d"), 10);
+  // The seat whose own view is shown (the server decides whether this visitor may see it).
+  var seat = viewer.getAttribute("data-seat") || "";
+  var seatQuery = seat ? "&seat=" + encodeURIComponent(seat) : "";
+  var seatBox = document.getElementById("seat-view");
   var frame = document.getElementById("frame");
   var slider = document.getElementById("slider");
   var play = document.getElementById("play");
@@ -15,10 +19,10 @@
   var pending = 0;
 
   function links(n) {
-    document.getElementById("first").href = "?d=0";
-    document.getElementById("back").href = "?d=" + Math.max(n - 1, 0);
-    document.getElementById("forward").href = "?d=" + Math.min(n + 1, last);
-    document.getElementById("last").href = "?d=" + last;
+    document.getElementById("first").href = "?d=0" + seatQuery;
+    document.getElementById("back").href = "?d=" + Math.max(n - 1, 0) + seatQuery;
+    document.getElementById("forward").href = "?d=" + Math.min(n + 1, last) + seatQuery;
+    document.getElementById("last").href = "?d=" + last + seatQuery;
   }
 
   function moveCursor(n) {
@@ -33,7 +37,7 @@
   function show(n) {
     n = Math.max(0, Math.min(last, n));
     var ticket = ++pending;
-    return fetch(url + "?d=" + n, { credentials: "same-origin" })
+    return fetch(url + "?d=" + n + seatQuery, { credentials: "same-origin" })
       .then(function (r) {
         if (!r.ok) { throw new Error("frame " + n + ": HTTP " + r.status); }
         return r.json();
@@ -42,6 +46,7 @@
         if (ticket !== pending) { return; }
         d = data.d;
         frame.innerHTML = data.html;  // server-rendered, autoescaped
+        if (seatBox && data.seat_html) { seatBox.innerHTML = data.seat_html; }
         slider.value = String(d);
         viewer.setAttribute("data-d", String(d));
         links(d);
@@ -73,6 +78,17 @@
       e.preventDefault();
       stop();
       show(target());
+    });
+  }
+
+  // "go there" in the seat panel steps in place too (the panel is replaced on each step).
+  if (seatBox) {
+    seatBox.addEventListener("click", function (e) {
+      var jump = e.target && e.target.getAttribute && e.target.getAttribute("data-seat-jump");
+      if (jump === null || jump === undefined) { return; }
+      e.preventDefault();
+      stop();
+      show(parseInt(jump, 10));
     });
   }
 
