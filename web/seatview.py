@@ -76,9 +76,7 @@ def fetch(reader: ArenaReader, match_id: str, seat: int, token: str | None) -> S
                 SeatViewStatus.UNKNOWN_SEAT, f"unknown seat: this match has no seat {seat}"
             )
         raise
-    return SeatViewResult(
-        SeatViewStatus.SHOWN, f"you are viewing seat {seat}'s private view", view
-    )
+    return SeatViewResult(SeatViewStatus.SHOWN, f"you are viewing seat {seat}'s private view", view)
 
 
 def nearest(view: common_pb2.SeatView, d: int) -> common_pb2.SeatDecision | None:
@@ -149,9 +147,7 @@ def _lines(text: str) -> tuple[str, ...]:
     return tuple(text.rstrip("\n").splitlines())
 
 
-def panel(
-    view: common_pb2.SeatView, d: int, states: Sequence[dict[str, object]]
-) -> SeatPanel:
+def panel(view: common_pb2.SeatView, d: int, states: Sequence[dict[str, object]]) -> SeatPanel:
     """The panel at viewer position ``d``; ``states`` are the public states (the initial one,
     then one after each decision), to tell what only the seat saw."""
     step = nearest(view, d)
