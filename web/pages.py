@@ -6,6 +6,8 @@ each, then a template. Nothing here decides what a visitor may see: the server d
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -117,6 +119,26 @@ def bots(request: Request) -> Response:
     return page(request, "bots.html", title="Bots", bots=_reader(request).bots())
 
 
+@dataclass(frozen=True)
+class RecentMatch:
+    """One row of a bot's recent matches: its rating point and who sat where, as
+    ``name@version`` (this bot's seats first)."""
+
+    point: arena_pb2.RatingPoint
+    mine: tuple[common_pb2.Seat, ...]
+    others: tuple[common_pb2.Seat, ...]
+
+
+def recent_matches(r: ArenaReader, name: str, history: arena_pb2.BotHistory) -> list[RecentMatch]:
+    """The bot's latest rated matches, newest first, with the versions that played them."""
+    out = []
+    for p in list(reversed(history.points))[:RECENT_MATCHES]:
+        seats = r.final_seats(p.match_id)
+        mine = tuple(s for s in seats if s.bot_name == name)
+        out.append(RecentMatch(p, mine, tuple(s for s in seats if s.bot_name != name)))
+    return out
+
+
 def bot(request: Request) -> Response:
     """``/bots/{name}?game=``: owner, versions, rating history, recent matches, opponents."""
     r = _reader(request)
@@ -140,6 +162,6 @@ def bot(request: Request) -> Response:
         game=game,
         history=history,
         chart=chart if points else None,
-        recent=list(reversed(history.points))[:RECENT_MATCHES],
-        versions=list(range(info.latest_version, 0, -1)),
+        recent=recent_matches(r, info.name, history),
+        versions=list(reversed(r.bot_versions(info.name).versions)),
     )

@@ -84,7 +84,14 @@ def test_the_live_feed_returns_what_finished_after_the_cursor(site: Site) -> Non
 
 def test_the_bot_page_has_owner_versions_history_and_opponents(site: Site) -> None:
     html = site.client.get("/bots/alpha?game=village").text
-    assert "system (built-in)" in html and "v1" in html
+    assert "system (built-in)" in html and 'href="#v1">v1</a> (latest)' in html
+    versions = html[html.index('<table id="versions">') :].split("</table>")[0]
+    assert '<tr id="v1"><td>alpha@1 (latest)' in versions and "<td>builtin</td>" in versions
+    assert '<a href="/leaderboards/village">village</a>: ' in versions
+    recent = html[html.index("Recent matches") :].split("</table>")[0]
+    mids = set(site.matches["village"])
+    assert any(f'<a href="/matches/{mid}">' in recent for mid in mids)
+    assert '<a href="#v1">alpha@1</a>' in recent and ">beta@1</a>" in recent
     assert "Rating history" in html and 'class="chart"' in html
     assert "Results by opponent" in html and "/bots/beta?game=village" in html
 

@@ -180,3 +180,23 @@ def test_the_admin_sees_any_seat_and_the_view_is_asked_for_each_time(played: Pla
     assert not reader._replays or all(  # the replay cache holds public replays only
         not data.replay.HasField("seat_view") for data in reader._replays.values()
     )
+
+
+def test_alices_bot_page_lists_its_versions_and_names_them_in_its_matches(played: Played) -> None:
+    alice = played.running.connect(played.alice)
+    alice.SubmitBot(
+        arena_pb2.SubmitBotRequest(
+            name="peeker", game="farmaria", source=PEEKER + "\n# v2\n", description="second <b>"
+        )
+    )
+    html_text = played.client.get("/bots/peeker?game=farmaria").text
+    assert "<dt>Owner</dt><dd>alice</dd>" in html_text
+    versions = html_text[html_text.index('<table id="versions">') :].split("</table>")[0]
+    assert '<tr id="v2"><td>peeker@2 (latest)' in versions and '<tr id="v1">' in versions
+    assert versions.index('id="v2"') < versions.index('id="v1"')  # newest first
+    assert "second &lt;b&gt;" in versions and "<td>python3</td>" in versions
+    v1 = versions[versions.index('<tr id="v1">') :]
+    assert '<td class="num">2</td>' in v1  # both rotations of the block
+    recent = html_text[html_text.index("Recent matches") :].split("</table>")[0]
+    assert f'<a href="/matches/{played.match_id}">' in recent
+    assert '<a href="#v1">peeker@1</a>' in recent and ">random@1</a>" in recent
