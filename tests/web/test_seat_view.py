@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from markupsafe import escape
@@ -24,8 +25,10 @@ from server.services.scheduling import MemoryEnqueuer
 from tests.server import fakeworker
 from tests.server.conftest import Running
 from tests.server.test_seat_view import MARKER, PEEKER, play
+from tests.web.browser import artifacts_dir, console_errors, missing_reason, new_driver
 from web import seatview
 from web.app import WebSettings, create_app
+from web.serve import BackgroundWeb
 from workers.sandbox import SandboxLimits
 from workers.sandbox_check import cached_check
 
@@ -200,3 +203,45 @@ def test_alices_bot_page_lists_its_versions_and_names_them_in_its_matches(played
     recent = html_text[html_text.index("Recent matches") :].split("</table>")[0]
     assert f'<a href="/matches/{played.match_id}">' in recent
     assert '<a href="#v1">peeker@1</a>' in recent and ">random@1</a>" in recent
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(180)
+@pytest.mark.skipif(missing_reason() is not None, reason=str(missing_reason()))
+def test_in_a_browser_alice_logs_in_and_steps_through_her_seats_view(played: Played) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.select import Select
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    web = BackgroundWeb(WebSettings(server=played.running.addr))
+    driver: Any = new_driver()
+    try:
+        root = web.url.rstrip("/")
+        driver.get(f"{root}/login")
+        driver.find_element(By.NAME, "token").send_keys(played.alice)
+        driver.find_element(By.CSS_SELECTOR, "form.login button[type=submit]").click()
+        WebDriverWait(driver, 20).until(lambda d: "Log out" in d.page_source)
+        driver.get(f"{root}/matches/{played.match_id}/replay?d=0")
+        assert "private view" not in driver.page_source
+        Select(driver.find_element(By.ID, "seat")).select_by_value(str(played.mine))
+        driver.find_element(By.ID, "seat-show").click()
+        WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.ID, "seat-panel"))
+        notice = driver.find_element(By.ID, "seat-message").text
+        assert f"You are viewing seat {played.mine}'s private view" in notice
+        assert f"seat={played.mine}" in driver.current_url
+        first = driver.find_element(By.CSS_SELECTOR, "[data-test=seat-decision]").text
+        body = driver.find_element(By.TAG_NAME, "body")
+        body.send_keys(Keys.END)  # the scrubber steps in place; the seat's panel follows
+        WebDriverWait(driver, 20).until(
+            lambda d: d.find_element(By.CSS_SELECTOR, "[data-test=seat-decision]").text != first
+        )
+        assert f"seat={played.mine}" in driver.current_url
+        assert MARKER in driver.find_element(By.ID, "seat-stderr-tail").text
+        assert f"seat={played.mine}" in driver.find_element(By.ID, "back").get_attribute("href")
+        errors = console_errors(driver)
+        assert not errors, errors
+        driver.save_screenshot(str(artifacts_dir() / "replay-seat-view.png"))
+    finally:
+        driver.quit()
+        web.stop()
