@@ -22,6 +22,7 @@ from server.services.headtohead import HeadToHeadService
 from server.services.history import HistoryService
 from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
+from server.services.listing import MatchListing
 from server.services.matches import MatchService
 from server.services.tournaments import (
     GAUNTLET,
@@ -64,6 +65,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self.history = history
         self.ladder = ladder
         self.tests = tests
+        self.listing = MatchListing(store)
 
     @unary
     def ListGames(
@@ -178,12 +180,13 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     @unary
     def ListMatches(
-        self, request: arena_pb2.TournamentRef, context: grpc.ServicerContext
+        self, request: arena_pb2.ListMatchesRequest, context: grpc.ServicerContext
     ) -> arena_pb2.ListMatchesResponse:
-        found = self.tournaments.matches(request.tournament_id)
-        open_blocks = {(m.round, m.table) for m in found if not m.status.final}
+        page = self.listing.page(request.tournament_id, request.page_size, request.page_token)
         return arena_pb2.ListMatchesResponse(
-            matches=[convert.match(m, (m.round, m.table) not in open_blocks) for m in found]
+            matches=[convert.match(m, published) for m, published in page.matches],
+            next_page_token=page.next_page_token,
+            total=page.total,
         )
 
     @stream

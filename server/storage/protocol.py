@@ -145,8 +145,30 @@ class Store(Protocol):
         """A tournament's matches (optionally only some statuses), in creation order."""
         ...
 
+    def match_page(
+        self, tournament_id: str, after: tuple[int, int, int] | None, limit: int
+    ) -> tuple[list[MatchRecord], int]:
+        """Up to ``limit`` matches after (round, table, rotation) ``after``, in that order,
+        and the tournament's match count; a constant number of queries."""
+        ...
+
+    def open_block_keys(self, tournament_id: str) -> set[tuple[int, int]]:
+        """(round, table) of every duplicate block with a match not yet final."""
+        ...
+
     def finished_matches(self, tournament_id: str) -> list[MatchRecord]:
         """A tournament's final matches in the order they became final."""
+        ...
+
+    def final_after(
+        self, tournament_id: str, after: tuple[str, str] | None, limit: int
+    ) -> list[MatchRecord]:
+        """Final matches after cursor ``after`` = (finished_at ISO text, match id), in the
+        order they became final."""
+        ...
+
+    def get_matches(self, match_ids: Sequence[str]) -> list[MatchRecord]:
+        """The known ones of ``match_ids``, in that order (one batch of queries)."""
         ...
 
     def get_match(self, match_id: str) -> MatchRecord | None:

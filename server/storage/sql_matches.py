@@ -10,62 +10,19 @@ from sqlalchemy.orm import Session
 
 from server.storage import models as m
 from server.storage.base import (
-    DecisionRecord,
     MatchRecord,
     MatchStatus,
     Outcome,
-    SeatRecord,
     TournamentStatus,
     utcnow,
 )
+from server.storage.sql_match_reads import MatchReadsPart
 from server.storage.sql_ratings import apply_ratings, lock_ratings
-from server.storage.sqlbase import FINAL, SqlBase, rowcount
+from server.storage.sqlbase import FINAL, rowcount
 
 
-class MatchesPart(SqlBase):
+class MatchesPart(MatchReadsPart):
     """Matches: queueing, leases, final results (exactly once), cancellation."""
-
-    def list_matches(
-        self, tournament_id: str, statuses: Sequence[MatchStatus] = ()
-    ) -> list[MatchRecord]:
-        with self._tx() as s:
-            q = select(m.Match).where(m.Match.tournament_id == tournament_id)
-            if statuses:
-                q = q.where(m.Match.status.in_([x.value for x in statuses]))
-            rows = s.scalars(q.order_by(m.Match.round, m.Match.table_index, m.Match.rotation)).all()
-            return [self._match_record(s, r) for r in rows]
-
-    def finished_matches(self, tournament_id: str) -> list[MatchRecord]:
-        with self._tx() as s:
-            rows = s.scalars(
-                select(m.Match)
-                .where(m.Match.tournament_id == tournament_id, m.Match.status.in_(FINAL))
-                .order_by(m.Match.finished_at, m.Match.id)
-            ).all()
-            return [self._match_record(s, r) for r in rows]
-
-    def get_match(self, match_id: str) -> MatchRecord | None:
-        with self._tx() as s:
-            row = s.get(m.Match, match_id)
-            return None if row is None else self._match_record(s, row)
-
-    def get_decisions(self, match_id: str) -> list[DecisionRecord]:
-        with self._tx() as s:
-            rows = s.scalars(
-                select(m.Decision).where(m.Decision.match_id == match_id).order_by(m.Decision.idx)
-            ).all()
-            return [
-                DecisionRecord(
-                    r.idx,
-                    r.player,
-                    r.legal_count,
-                    r.action_json,
-                    r.action_text,
-                    r.seconds,
-                    r.by_fallback,
-                )
-                for r in rows
-            ]
 
     def match_queues(self, match_ids: Sequence[str]) -> dict[str, str]:
         with self._tx() as s:
@@ -305,57 +262,3 @@ class MatchesPart(SqlBase):
             .where(m.BotVersion.id == version_id)
         )
         return str(name)
-
-    def _match_record(self, s: Session, row: m.Match) -> MatchRecord:
-        seats = s.execute(
-            select(
-                m.MatchSeat,
-                m.Bot.name,
-                m.Bot.origin,
-                m.BotVersion.version,
-                m.BotVersion.code_sha256,
-            )
-            .join(m.BotVersion, m.BotVersion.id == m.MatchSeat.bot_version_id)
-            .join(m.Bot, m.Bot.id == m.BotVersion.bot_id)
-            .where(m.MatchSeat.match_id == row.id)
-            .order_by(m.MatchSeat.seat)
-        ).all()
-        tournament = s.get(m.Tournament, row.tournament_id)
-        assert tournament is not None
-        count = s.scalar(
-            select(func.count()).select_from(m.Decision).where(m.Decision.match_id == row.id)
-        )
-        return MatchRecord(
-            match_id=row.id,
-            tournament_id=row.tournament_id,
-            game=row.game,
-            rules_version=row.rules_version,
-            seed=row.seed,
-            status=MatchStatus(row.status),
-            round=row.round,
-            table=row.table_index,
-            rotation=row.rotation,
-            attempts=row.attempts,
-            decision_time_ms=tournament.decision_time_ms,
-            time_bank_ms=tournament.time_bank_ms,
-            seats=tuple(
-                SeatRecord(
-                    seat=seat.seat,
-                    bot_name=name,
-                    bot_version=version,
-                    origin=origin,
-                    code_sha256=sha or "",
-                    score=seat.score,
-                    rank=seat.rank,
-                    forfeit_reason=seat.forfeit_reason,
-                    forfeit_detail=seat.forfeit_detail,
-                    forfeit_at=seat.forfeit_at,
-                )
-                for seat, name, origin, version, sha in seats
-            ),
-            decision_count=int(count or 0),
-            duration_seconds=row.duration_seconds,
-            finished_at=row.finished_at,
-            void_reason=row.void_reason,
-            claimed_by=row.claimed_by or "",
-        )

@@ -9,6 +9,7 @@ from datetime import timedelta
 import grpc
 import pytest
 
+from hamlet.paging import all_matches
 from hamlet.v1 import arena_pb2, worker_pb2, worker_pb2_grpc
 from server.storage.base import utcnow
 from tests.server import fakeworker
@@ -24,12 +25,7 @@ def _started(run: Running, start: bool = True) -> list[str]:
         )
     )
     if not start:
-        return [
-            m.match_id
-            for m in run.arena.ListMatches(
-                arena_pb2.TournamentRef(tournament_id=t.tournament_id)
-            ).matches
-        ]
+        return [m.match_id for m in all_matches(run.arena, t.tournament_id)]
     return run.queue.sent[before:]
 
 
