@@ -26,10 +26,13 @@ from server.boundary import BoundaryInterceptor
 from server.config import Settings
 from server.interceptors import MetricsInterceptor
 from server.metrics import ServerMetrics, serve_metrics
+from server.pools import PoolInterceptor
 from server.servicers.arena import ArenaServicer
+from server.servicers.gate import StreamGate
 from server.servicers.matchhost import MatchHostServicer
 from server.services.accounts import AccountService
 from server.services.bots import BotService
+from server.services.feed import TournamentFeed
 from server.services.headtohead import HeadToHeadService
 from server.services.history import HistoryService
 from server.services.ladder import LadderService
@@ -169,15 +172,17 @@ def build_server(
         lambda: {state.value: n for state, n in store.tournament_counts().items()}
     )
     store.time_statements(metrics.statement)
+    feed = TournamentFeed(store)
     services = Services(
         bots=BotService(store),
-        tournaments=TournamentService(store, queue, settings.default_decision_time_ms),
+        tournaments=TournamentService(store, queue, settings.default_decision_time_ms, feed=feed),
         matches=MatchService(
             store,
             queue,
             lease_seconds=settings.match_lease_seconds,
             queue_timeout_seconds=settings.queue_timeout_seconds,
             max_attempts=settings.max_match_attempts,
+            feed=feed,
         ),
         accounts=AccountService(store),
     )
@@ -196,13 +201,18 @@ def build_server(
 
     services.matches.on_final = on_final
     new_admin_token = services.accounts.bootstrap(settings.data_dir)
+    worker_pool = futures.ThreadPoolExecutor(
+        max_workers=settings.worker_threads, thread_name_prefix="hamlet-matchhost"
+    )
     server = grpc.server(
         futures.ThreadPoolExecutor(
             max_workers=settings.max_workers, thread_name_prefix="hamlet-grpc"
         ),
-        # Metrics outermost, so refused calls are counted with their status code; the
-        # boundary next, so it logs every refusal, the authentication's included.
+        # The pool first (its handler is the one grpc runs); metrics next, so refused calls
+        # are counted with their status code; the boundary next, so it logs every refusal,
+        # the authentication's included.
         interceptors=[
+            PoolInterceptor(f"/{SERVICE_NAMES[1]}/", worker_pool),
             MetricsInterceptor(metrics),
             BoundaryInterceptor(),
             AuthInterceptor(services.accounts.authenticate, settings.public_reads),
@@ -225,6 +235,7 @@ def build_server(
             HistoryService(store),
             ladder,
             tests,
+            StreamGate(settings.max_streams),
         ),
         server,
     )

@@ -55,6 +55,11 @@ class Settings:
     max_match_attempts: int = 5
     default_decision_time_ms: int = 1000
     max_workers: int = 32  # gRPC server threads (each WatchTournament stream holds one)
+    #: Open WatchTournament/WatchSprt streams at once; below max_workers, so unary calls
+    #: always find a thread. One more is refused with RESOURCE_EXHAUSTED.
+    max_streams: int = 16
+    #: Threads of workers' MatchHost calls (their own pool: clients cannot starve them).
+    worker_threads: int = 16
     #: Reads (games, bots, tournaments, matches, replays, leaderboards) without a token.
     public_reads: bool = True
     #: TLS for the gRPC port: both paths (PEM) or neither.
@@ -85,6 +90,13 @@ class Settings:
         for name in ("match_lease_seconds", "queue_timeout_seconds", "reaper_interval_seconds"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive")
+        if not 1 <= self.max_streams < self.max_workers:
+            raise ConfigError(
+                f"HAMLET_MAX_STREAMS must be 1..{self.max_workers - 1} (below the server's "
+                f"{self.max_workers} threads), not {self.max_streams}"
+            )
+        if self.worker_threads < 1:
+            raise ConfigError("HAMLET_WORKER_THREADS must be at least 1")
         if self.max_match_attempts < 1:
             raise ConfigError("HAMLET_MAX_MATCH_ATTEMPTS must be at least 1")
         if not 1 <= self.default_decision_time_ms <= 600_000:
@@ -141,6 +153,8 @@ class Settings:
                 "HAMLET_REAPER_INTERVAL_SECONDS", d.reaper_interval_seconds, float
             ),
             max_match_attempts=int(num("HAMLET_MAX_MATCH_ATTEMPTS", d.max_match_attempts)),
+            max_streams=int(num("HAMLET_MAX_STREAMS", d.max_streams)),
+            worker_threads=int(num("HAMLET_WORKER_THREADS", d.worker_threads)),
             default_decision_time_ms=int(
                 num("HAMLET_DECISION_TIME_MS", d.default_decision_time_ms)
             ),

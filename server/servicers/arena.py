@@ -14,10 +14,12 @@ from server.auth.identity import names
 from server.ratings import sprt
 from server.servicers import convert
 from server.servicers.errors import stream, unary
+from server.servicers.gate import StreamGate
 from server.services import validation as v
 from server.services.accounts import AccountService
 from server.services.bots import BotService
 from server.services.errors import InvalidArgumentError
+from server.services.feed import follow
 from server.services.headtohead import HeadToHeadService
 from server.services.history import HistoryService
 from server.services.ladder import LadderService
@@ -55,6 +57,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         history: HistoryService,
         ladder: LadderService,
         tests: HeadToHeadService,
+        streams: StreamGate | None = None,
     ) -> None:
         self.store = store
         self.bots = bots
@@ -66,6 +69,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self.ladder = ladder
         self.tests = tests
         self.listing = MatchListing(store)
+        self.streams = streams or StreamGate(16)
 
     @unary
     def ListGames(
@@ -193,14 +197,17 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     def WatchTournament(
         self, request: arena_pb2.WatchTournamentRequest, context: grpc.ServicerContext
     ) -> Iterator[arena_pb2.TournamentEvent]:
-        stop = threading.Event()
-        context.add_callback(stop.set)
-        events = self.tournaments.watch(request.tournament_id, request.include_finished, stop=stop)
-        for record, match in events:
-            event = arena_pb2.TournamentEvent(tournament=convert.tournament(record))
-            if match is not None:
-                event.match.CopyFrom(convert.match(match, self.matches.published(match)))
-            yield event
+        self.tournaments.get(request.tournament_id)  # NOT_FOUND before taking a place
+        with self.streams.hold():
+            stop = threading.Event()
+            context.add_callback(stop.set)
+            feed = self.matches.feed
+            events = follow(feed, request.tournament_id, request.include_finished, stop)
+            for record, match in events:
+                event = arena_pb2.TournamentEvent(tournament=convert.tournament(record))
+                if match is not None:
+                    event.match.CopyFrom(convert.match(match.match, match.published))
+                yield event
 
     @unary
     def GetMatch(
@@ -267,10 +274,11 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     def WatchSprt(
         self, request: arena_pb2.SprtRef, context: grpc.ServicerContext
     ) -> Iterator[arena_pb2.SprtStatus]:
-        stop = threading.Event()
-        context.add_callback(stop.set)
-        for status in self.tests.watch(request.test_id, stop):
-            yield convert.sprt_status(status)
+        with self.streams.hold():
+            stop = threading.Event()
+            context.add_callback(stop.set)
+            for status in self.tests.watch(request.test_id, stop):
+                yield convert.sprt_status(status)
 
     @unary
     def JoinLadder(

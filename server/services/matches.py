@@ -17,6 +17,7 @@ import games
 from games.replay import ranks_with_forfeits
 from server.services import validation as v
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from server.services.feed import TournamentFeed
 from server.services.hygiene import finite_seconds, no_nul, strip_nul
 from server.services.scheduling import Enqueuer
 from server.services.verify import verify_outcome
@@ -88,8 +89,11 @@ class MatchService:
         queue_timeout_seconds: float = 3600.0,
         max_attempts: int = 5,
         now: Callable[[], datetime] | None = None,
+        feed: TournamentFeed | None = None,
     ) -> None:
         self.store = store
+        #: Where final matches are announced to watchers (shared with the tournaments).
+        self.feed = feed or TournamentFeed(store)
         self.enqueuer = enqueuer
         self.lease = timedelta(seconds=lease_seconds)
         self.queue_timeout = timedelta(seconds=queue_timeout_seconds)
@@ -153,17 +157,20 @@ class MatchService:
         outcome = clean_outcome(outcome)
         self._check(match, outcome)
         verify_outcome(match, outcome)
-        if not self.store.finalize_match(match_id, outcome, self.now(), digest):
-            match = self.get(match_id)
-            if match.status.final and self._same_attempt(match_id, digest):
-                return Report(recorded=False, duplicate=True, match=match)
-            raise FailedPreconditionError(
-                f"the claim of match {match_id} expired or was taken by another worker; "
-                "this report was not recorded"
-            )
+        with self.feed.recording(match.tournament_id):
+            if not self.store.finalize_match(match_id, outcome, self.now(), digest):
+                match = self.get(match_id)
+                if match.status.final and self._same_attempt(match_id, digest):
+                    return Report(recorded=False, duplicate=True, match=match)
+                raise FailedPreconditionError(
+                    f"the claim of match {match_id} expired or was taken by another worker; "
+                    "this report was not recorded"
+                )
+            final = self.get(match_id)
+            self.feed.publish(match.tournament_id, [final])
         if self.on_final is not None:
             self.on_final(match.tournament_id)
-        return Report(recorded=True, duplicate=False, match=self.get(match_id))
+        return Report(recorded=True, duplicate=False, match=final)
 
     def void(self, match_id: str, reason: str, attempt_token: str) -> MatchStatus | None:
         """An infrastructure fault: queue the match again (or fail it after too many tries).
@@ -173,7 +180,12 @@ class MatchService:
         if match.status.final:
             return None
         reason = strip_nul(reason) or "voided"
-        status = self.store.void_attempt(match_id, reason, self.max_attempts, attempt_hash=digest)
+        with self.feed.recording(match.tournament_id):
+            status = self.store.void_attempt(
+                match_id, reason, self.max_attempts, attempt_hash=digest
+            )
+            if status is MatchStatus.FAILED:
+                self.feed.publish(match.tournament_id, [self.get(match_id)])
         if status is None and not self.get(match_id).status.final:
             raise FailedPreconditionError(
                 f"the claim of match {match_id} was taken by another worker; not voided"
