@@ -32,6 +32,7 @@ from server.servicers.gate import StreamGate
 from server.servicers.matchhost import MatchHostServicer
 from server.services.accounts import AccountService
 from server.services.bots import BotService
+from server.services.errors import UnavailableError
 from server.services.feed import TournamentFeed
 from server.services.headtohead import HeadToHeadService
 from server.services.history import HistoryService
@@ -62,27 +63,35 @@ class Services:
 
 
 class _CountingEnqueuer:
-    """Counts what goes on the queue; a broker outage is logged, not raised: the matches are
-    QUEUED in the database and the reaper sends them again after the queue timeout."""
+    """Counts what goes on the queue; a send the broker refuses is logged and raised as
+    UnavailableError (the matches are QUEUED in the database: the reaper re-sends them).
+    A failed send changes the broker's epoch, so the reaper re-sends every queued match
+    once the broker answers again."""
 
     def __init__(self, inner: Enqueuer, metrics: ServerMetrics) -> None:
         self.inner = inner
         self.metrics = metrics
+        self._failures = 0
 
     def enqueue(self, match_ids: Sequence[str]) -> None:
         if not match_ids:
             return
         try:
             self.inner.enqueue(match_ids)
-        except Exception:
-            log.exception(
-                "could not enqueue %d matches; the reaper will send them again", len(match_ids)
-            )
-            return
+        except Exception as exc:
+            self._failures += 1
+            log.exception("could not enqueue %d matches", len(match_ids))
+            raise UnavailableError(
+                f"the queue's broker did not take {len(match_ids)} matches ({type(exc).__name__})"
+            ) from None
         self.metrics.matches_enqueued.inc(len(match_ids))
 
     def queue_depth(self) -> int | None:
         return self.inner.queue_depth()
+
+    def broker_epoch(self) -> str | None:
+        epoch = self.inner.broker_epoch()
+        return None if epoch is None else f"{epoch}.{self._failures}"
 
 
 class HamletServer:
@@ -139,11 +148,18 @@ class HamletServer:
         return bool(self.grpc_server.wait_for_termination(timeout))
 
     def _reap_loop(self) -> None:
+        epoch: str | None = None  # none seen yet: the first answer re-sends (server start)
         while not self._stop.wait(self.settings.reaper_interval_seconds):
             try:
-                requeued = self.services.matches.reap()
-                if requeued:
-                    self.metrics.matches_requeued.labels("lease").inc(len(requeued))
+                matches = self.services.matches
+                now_epoch = matches.enqueuer.broker_epoch()
+                if now_epoch is not None and now_epoch != epoch:
+                    resent = matches.resend_queued()
+                    self.metrics.matches_requeued.labels("broker").inc(len(resent))
+                    epoch = now_epoch
+                reaped = matches.reap()
+                self.metrics.matches_requeued.labels("lease").inc(len(reaped.requeued))
+                self.metrics.matches_requeued.labels("timeout").inc(len(reaped.resent))
                 self.services.tournaments.advance_all()
                 if self.ladder is not None:
                     self.ladder.tick_all()

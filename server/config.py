@@ -49,8 +49,9 @@ class Settings:
     metrics_port: int = 9464  # 0 picks a free port; -1 disables the endpoint
     #: A claimed match not reported within this many seconds is re-queued (worker died).
     match_lease_seconds: float = 900.0
-    #: A queued match not claimed within this many seconds is sent again (message lost).
-    queue_timeout_seconds: float = 3600.0
+    #: A queued match not claimed within this many seconds is sent again, without counting
+    #: an attempt (its message may be lost); see server.services.recovery for the bound.
+    queue_timeout_seconds: float = 300.0
     reaper_interval_seconds: float = 10.0
     max_match_attempts: int = 5
     default_decision_time_ms: int = 1000

@@ -103,7 +103,7 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
     def ClaimMatch(
         self, request: worker_pb2.ClaimMatchRequest, context: grpc.ServicerContext
     ) -> worker_pb2.ClaimMatchResponse:
-        claim = self.matches.claim(request.match_id, request.worker_id)
+        claim = self.matches.claim(request.match_id, request.worker_id, request.task_id)
         self.metrics.sightings.seen(request.worker_id)
         return worker_pb2.ClaimMatchResponse(
             match=match_spec(claim.match),

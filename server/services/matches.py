@@ -19,7 +19,7 @@ from server.services import validation as v
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from server.services.feed import TournamentFeed
 from server.services.hygiene import finite_seconds, no_nul, strip_nul
-from server.services.scheduling import Enqueuer
+from server.services.scheduling import Enqueuer, send_quietly
 from server.services.verify import verify_outcome
 from server.storage import DecisionRecord, MatchRecord, MatchStatus, Outcome, Store
 from server.storage.base import utcnow
@@ -51,6 +51,14 @@ class Report:
     recorded: bool
     duplicate: bool
     match: MatchRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Reaped:
+    """What one beat of the reaper sent again."""
+
+    requeued: tuple[str, ...]  # leases expired: the attempt is over
+    resent: tuple[str, ...]  # queued, message presumed lost: no attempt counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +94,7 @@ class MatchService:
         store: Store,
         enqueuer: Enqueuer,
         lease_seconds: float = 900.0,
-        queue_timeout_seconds: float = 3600.0,
+        queue_timeout_seconds: float = 300.0,
         max_attempts: int = 5,
         now: Callable[[], datetime] | None = None,
         feed: TournamentFeed | None = None,
@@ -123,25 +131,35 @@ class MatchService:
         its seed is final (before, they would tell the others' bots what chance holds)."""
         return not self.store.block_open(match.tournament_id, match.round, match.table)
 
-    def claim(self, match_id: str, worker_id: str) -> Claim:
-        """Lease a match to a new attempt with a fresh attempt token. A final match is handed
-        back with ``already_final`` (the worker acks its task and stops); a redelivered running
-        match is leased again (the earlier attempt's token stops working)."""
+    def claim(self, match_id: str, worker_id: str, task_id: str = "") -> Claim:
+        """Lease a match to a new attempt with a fresh attempt token (the attempt is counted
+        here). A final match is handed back with ``already_final`` (the worker acks its task
+        and stops); a redelivered running match is leased again (the earlier attempt's token
+        stops working), unless ``task_id`` says the claim comes from a re-sent copy of the
+        message while a live attempt holds the match (FAILED_PRECONDITION: drop the copy)."""
         v.worker_id(worker_id)
+        if len(task_id) > 64:
+            raise InvalidArgumentError("task_id is longer than 64 characters")
         match = self.get(match_id)
         if match.status is MatchStatus.CANCELLED:
             raise FailedPreconditionError(f"match {match_id} was cancelled")
         if match.status.final:
             return Claim(match, already_final=True)
         token = secrets.token_urlsafe(24)
+        now = self.now()
         claimed = self.store.claim_match(
-            match_id, worker_id[:128], self.now() + self.lease, attempt_digest(token)
+            match_id, worker_id[:128], now + self.lease, attempt_digest(token), task_id, now
         )
         if claimed is not None:
             return Claim(claimed, already_final=False, attempt_token=token)
         match = self.get(match_id)
         if match.status.final:
             return Claim(match, already_final=True)
+        if match.status is MatchStatus.RUNNING and task_id:
+            raise FailedPreconditionError(
+                f"match {match_id} is being played by a live attempt of another queue "
+                "message; this copy of the message is not needed"
+            )
         raise FailedPreconditionError(
             f"match {match_id} is {match.status.value} and its tournament is not running: "
             "only queued matches of a started tournament can be claimed"
@@ -192,7 +210,7 @@ class MatchService:
             )
         self._log_void(match, reason, status)
         if status is MatchStatus.QUEUED:
-            self.enqueuer.enqueue(self.store.mark_queued([match_id], self.now()))
+            send_quietly(self.enqueuer, self.store.mark_queued([match_id], self.now()))
         elif status is MatchStatus.FAILED and self.on_final is not None:
             self.on_final(match.tournament_id)
         return status
@@ -237,23 +255,43 @@ class MatchService:
                 reason[:200],
             )
 
-    def reap(self) -> list[str]:
-        """Re-queue matches whose lease expired (their worker died) or whose queue message
-        seems lost; recording stays idempotent if the first attempt reports after all."""
+    def reap(self) -> Reaped:
+        """Re-queue matches whose lease expired (their worker died; the attempt was counted
+        at its claim), and send again, without penalty, queued matches whose message may be
+        lost (sent longer than the queue timeout ago). Recording stays idempotent if a first
+        attempt reports after all, and a re-sent copy never takes a live claim over."""
         now = self.now()
         requeued = []
-        for match_id in self.store.stale_matches(now, now - self.queue_timeout):
-            status = self.store.void_attempt(
-                match_id, "lease expired", self.max_attempts, lease_expired_by=now
-            )
+        for match_id in self.store.expired_leases(now):
+            tournament_id = self.get(match_id).tournament_id
+            with self.feed.recording(tournament_id):
+                status = self.store.void_attempt(
+                    match_id, "lease expired", self.max_attempts, lease_expired_by=now
+                )
+                if status is MatchStatus.FAILED:
+                    self.feed.publish(tournament_id, [self.get(match_id)])
             if status is MatchStatus.FAILED:
                 log.warning("match %s failed: its lease expired on its last attempt", match_id)
+                if self.on_final is not None:
+                    self.on_final(tournament_id)
             if status is MatchStatus.QUEUED:
                 requeued += self.store.mark_queued([match_id], now)
         if requeued:
             log.warning("re-queued %d matches with expired leases", len(requeued))
-            self.enqueuer.enqueue(requeued)
-        return requeued
+        stale = self.store.touch_queued(self.store.queued_matches(now - self.queue_timeout), now)
+        if stale:
+            log.info("sending %d queued matches again (queued over the queue timeout)", len(stale))
+        send_quietly(self.enqueuer, requeued + stale)
+        return Reaped(tuple(requeued), tuple(stale))
+
+    def resend_queued(self) -> list[str]:
+        """Send every queued match again, without penalty: the broker restarted (it may have
+        lost every message), a send failed, or this server just started."""
+        queued = self.store.touch_queued(self.store.queued_matches(), self.now())
+        if queued:
+            log.warning("sending all %d queued matches again (the broker changed)", len(queued))
+            send_quietly(self.enqueuer, queued)
+        return queued
 
     def replay(self, match_id: str) -> Replay:
         """Replay a stored match through the engine; FAILED_PRECONDITION unless finished and

@@ -15,10 +15,15 @@ from games import derive_seed
 from hamlet.queues import queue_for
 from server.services import commitments, swiss
 from server.services import validation as v
-from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from server.services.errors import (
+    FailedPreconditionError,
+    InvalidArgumentError,
+    NotFoundError,
+    UnavailableError,
+)
 from server.services.feed import TournamentFeed
 from server.services.hygiene import round_robin_matches
-from server.services.scheduling import Enqueuer
+from server.services.scheduling import Enqueuer, send_quietly
 from server.storage import (
     MatchRecord,
     MatchStatus,
@@ -305,7 +310,7 @@ class TournamentService:
         if not self.store.add_matches(tournament_id, matches[0].rules_version, new):
             return []  # another call planned this round first
         queued = self.store.mark_queued([m.match_id for m in new], self.now())
-        self.enqueuer.enqueue(queued)
+        send_quietly(self.enqueuer, queued)
         return queued
 
     def advance_all(self) -> None:
@@ -324,7 +329,9 @@ class TournamentService:
         return found
 
     def start(self, tournament_id: str) -> TournamentRecord:
-        """Queue every pending match. Starting a running tournament changes nothing."""
+        """Queue every pending match. Starting a running tournament changes nothing. If the
+        broker refuses the matches, the tournament is left as it was (CREATED, startable
+        again) and UnavailableError says so."""
         t = self.get(tournament_id)
         if t.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
             raise FailedPreconditionError(
@@ -335,7 +342,18 @@ class TournamentService:
         ):
             pending = self.store.list_matches(tournament_id, [MatchStatus.PENDING])
             queued = self.store.mark_queued([m.match_id for m in pending], self.now())
-            self.enqueuer.enqueue(queued)
+            try:
+                self.enqueuer.enqueue(queued)
+            except UnavailableError as exc:
+                self.store.unqueue(tournament_id)
+                self.store.set_tournament_status(
+                    tournament_id, TournamentStatus.CREATED, [TournamentStatus.RUNNING]
+                )
+                raise UnavailableError(
+                    f"{exc}: tournament {tournament_id} was not started; start it again "
+                    "when the broker is back"
+                ) from None
+            self.feed.publish(tournament_id)
         return self.get(tournament_id)
 
     def cancel(self, tournament_id: str) -> TournamentRecord:

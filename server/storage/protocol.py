@@ -212,14 +212,22 @@ class Store(Protocol):
         ...
 
     def mark_queued(self, match_ids: Sequence[str], now: datetime) -> list[str]:
-        """PENDING/QUEUED/RUNNING (non-final) -> QUEUED with attempts + 1; ids changed."""
+        """PENDING/QUEUED/RUNNING (non-final) -> QUEUED, sent at ``now``; ids changed.
+        Attempts are not counted here but at each claim."""
         ...
 
     def claim_match(
-        self, match_id: str, worker_id: str, lease_until: datetime, attempt_hash: str
+        self,
+        match_id: str,
+        worker_id: str,
+        lease_until: datetime,
+        attempt_hash: str,
+        task_id: str = "",
+        now: datetime | None = None,
     ) -> MatchRecord | None:
-        """Lease a QUEUED or RUNNING match of a RUNNING tournament to a new attempt; None if
-        the match may not be claimed (final, pending, or its tournament is not running)."""
+        """Lease a QUEUED or RUNNING match of a RUNNING tournament to a new attempt (attempts
+        + 1); None if the match may not be claimed (final, pending, its tournament is not
+        running, or, given ``task_id`` and ``now``, a live claim of another message holds it)."""
         ...
 
     def attempt_hash(self, match_id: str) -> str | None:
@@ -249,6 +257,22 @@ class Store(Protocol):
 
     def cancel_open_matches(self, tournament_id: str, now: datetime) -> int:
         """Cancel every non-final match of a tournament; how many."""
+        ...
+
+    def expired_leases(self, now: datetime) -> list[str]:
+        """RUNNING matches whose lease ended before ``now``."""
+        ...
+
+    def queued_matches(self, queued_before: datetime | None = None) -> list[str]:
+        """QUEUED matches (sent before ``queued_before``, if given), oldest first."""
+        ...
+
+    def touch_queued(self, match_ids: Sequence[str], now: datetime) -> list[str]:
+        """Mark the QUEUED ones of ``match_ids`` as sent again at ``now``; those ids."""
+        ...
+
+    def unqueue(self, tournament_id: str) -> int:
+        """QUEUED -> PENDING for a tournament whose start could not reach the queue."""
         ...
 
     def stale_matches(self, now: datetime, queued_before: datetime) -> list[str]:

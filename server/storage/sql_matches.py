@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from server.storage import models as m
@@ -51,8 +51,9 @@ class MatchesPart(MatchReadsPart):
                     update(m.Match)
                     .where(m.Match.id == mid, m.Match.status.not_in(FINAL))
                     .values(
+                        # An attempt is counted when a match is claimed, not when it is sent:
+                        # a match waiting its turn in a long queue loses nothing.
                         status=MatchStatus.QUEUED.value,
-                        attempts=m.Match.attempts + 1,
                         queued_at=now,
                         claimed_by=None,
                         lease_until=None,
@@ -63,24 +64,52 @@ class MatchesPart(MatchReadsPart):
         return changed
 
     def claim_match(
-        self, match_id: str, worker_id: str, lease_until: datetime, attempt_hash: str
+        self,
+        match_id: str,
+        worker_id: str,
+        lease_until: datetime,
+        attempt_hash: str,
+        task_id: str = "",
+        now: datetime | None = None,
     ) -> MatchRecord | None:
         running = select(m.Tournament.id).where(
             m.Tournament.status == TournamentStatus.RUNNING.value
         )
+        claimable = [
+            m.Match.id == match_id,
+            m.Match.tournament_id.in_(running.scalar_subquery()),
+        ]
+        if task_id and now is not None:
+            # A live claim is taken over only by a redelivery of its own message (its worker
+            # died); a re-sent copy of the message finds the match held and leaves it.
+            claimable.append(
+                or_(
+                    m.Match.status == MatchStatus.QUEUED.value,
+                    and_(
+                        m.Match.status == MatchStatus.RUNNING.value,
+                        or_(
+                            m.Match.lease_until.is_(None),
+                            m.Match.lease_until < now,
+                            m.Match.claim_task == task_id,
+                        ),
+                    ),
+                )
+            )
+        else:
+            claimable.append(
+                m.Match.status.in_([MatchStatus.QUEUED.value, MatchStatus.RUNNING.value])
+            )
         with self._tx() as s:
             res = s.execute(
                 update(m.Match)
-                .where(
-                    m.Match.id == match_id,
-                    m.Match.status.in_([MatchStatus.QUEUED.value, MatchStatus.RUNNING.value]),
-                    m.Match.tournament_id.in_(running.scalar_subquery()),
-                )
+                .where(*claimable)
                 .values(
                     status=MatchStatus.RUNNING.value,
                     claimed_by=worker_id,
                     lease_until=lease_until,
                     attempt_hash=attempt_hash,
+                    attempts=m.Match.attempts + 1,
+                    claim_task=task_id[:64] or None,
                 )
             )
             if rowcount(res) != 1:
@@ -229,6 +258,49 @@ class MatchesPart(MatchReadsPart):
                 )
             ).all()
             return [*running, *queued]
+
+    def expired_leases(self, now: datetime) -> list[str]:
+        with self._tx() as s:
+            return list(
+                s.scalars(
+                    select(m.Match.id).where(
+                        m.Match.status == MatchStatus.RUNNING.value, m.Match.lease_until < now
+                    )
+                ).all()
+            )
+
+    def queued_matches(self, queued_before: datetime | None = None) -> list[str]:
+        with self._tx() as s:
+            q = select(m.Match.id).where(m.Match.status == MatchStatus.QUEUED.value)
+            if queued_before is not None:
+                q = q.where(m.Match.queued_at < queued_before)
+            return list(s.scalars(q.order_by(m.Match.queued_at, m.Match.id)).all())
+
+    def touch_queued(self, match_ids: Sequence[str], now: datetime) -> list[str]:
+        changed: list[str] = []
+        with self._tx() as s:
+            for start in range(0, len(match_ids), 500):
+                chunk = list(match_ids[start : start + 500])
+                found = s.scalars(
+                    select(m.Match.id).where(
+                        m.Match.id.in_(chunk), m.Match.status == MatchStatus.QUEUED.value
+                    )
+                ).all()
+                s.execute(update(m.Match).where(m.Match.id.in_(list(found))).values(queued_at=now))
+                changed += found
+        return changed
+
+    def unqueue(self, tournament_id: str) -> int:
+        with self._tx() as s:
+            res = s.execute(
+                update(m.Match)
+                .where(
+                    m.Match.tournament_id == tournament_id,
+                    m.Match.status == MatchStatus.QUEUED.value,
+                )
+                .values(status=MatchStatus.PENDING.value, queued_at=None)
+            )
+            return rowcount(res)
 
     def _maybe_finish(self, s: Session, tournament_id: str, now: datetime | None) -> None:
         open_count = s.scalar(
