@@ -180,7 +180,7 @@ def build_server(
     store = open_store(settings.effective_database_url)
     metrics = ServerMetrics(registry if registry is not None else CollectorRegistry())
     queue = _CountingEnqueuer(
-        enqueuer or CeleryEnqueuer(settings.redis_url, store.match_queues), metrics
+        enqueuer or CeleryEnqueuer(settings.redis_url, store.match_routes), metrics
     )
     metrics.watch_queue(queue.queue_depth)
     metrics.start_at_zero(games.names())

@@ -12,6 +12,8 @@ from pathlib import Path
 
 #: The Celery task and queue the server enqueues matches on (the contract with workers).
 PLAY_MATCH_TASK = "hamlet.play_match"
+#: The task the server sends: one duplicate block (a list of match ids).
+PLAY_BLOCK_TASK = "hamlet.play_block"
 MATCH_QUEUE = "matches"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")

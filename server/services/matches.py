@@ -3,22 +3,29 @@ reading matches back and replaying them through the engine."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
 import logging
 import secrets
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import games
 from games.replay import ranks_with_forfeits
 from server.services import validation as v
-from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from server.services.errors import (
+    FailedPreconditionError,
+    InvalidArgumentError,
+    NotFoundError,
+    ServiceError,
+)
 from server.services.feed import TournamentFeed
-from server.services.hygiene import finite_seconds, no_nul, strip_nul
+from server.services.hygiene import strip_nul
+from server.services.outcomes import check_outcome, clean_outcome
 from server.services.scheduling import Enqueuer, send_quietly
 from server.services.verify import verify_outcome
 from server.storage import DecisionRecord, MatchRecord, MatchStatus, Outcome, Store
@@ -26,8 +33,8 @@ from server.storage.base import utcnow
 
 log = logging.getLogger(__name__)
 
-FORFEIT_REASONS = ("crash", "timeout", "illegal_action", "bad_output")
-MAX_DETAIL = 2000
+#: Matches in one block at most (a table of up to 4 seats: 4 rotations; room to spare).
+MAX_BLOCK = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,27 +175,86 @@ class MatchService:
     def report(self, match_id: str, attempt_token: str, outcome: Outcome) -> Report:
         """Record a played match once, from the attempt that holds the claim, after replaying
         its log; a retried report of the recorded attempt changes nothing."""
-        match = self.get(match_id)
-        digest = self._attempt(match, attempt_token)
-        if match.status.final:
-            return Report(recorded=False, duplicate=True, match=match)
-        outcome = clean_outcome(outcome)
-        self._check(match, outcome)
-        verify_outcome(match, outcome)
-        with self.feed.recording(match.tournament_id):
-            if not self.store.finalize_match(match_id, outcome, self.now(), digest):
+        (answer,) = self.report_many([(match_id, attempt_token, outcome)])
+        if isinstance(answer, ServiceError):
+            raise answer
+        return answer
+
+    def report_many(
+        self, reports: Sequence[tuple[str, str, Outcome]]
+    ) -> list[Report | ServiceError]:
+        """Record (match id, attempt token, outcome) reports, a block's, in one transaction:
+        each is checked and replayed first, and recorded at most once; a refused one (its
+        error in its place) does not stop the others."""
+        answers: list[Report | ServiceError | None] = []
+        ready: list[tuple[int, MatchRecord, Outcome, str]] = []
+        for match_id, token, outcome in reports:
+            try:
                 match = self.get(match_id)
-                if match.status.final and self._same_attempt(match_id, digest):
-                    return Report(recorded=False, duplicate=True, match=match)
-                raise FailedPreconditionError(
-                    f"the claim of match {match_id} expired or was taken by another worker; "
-                    "this report was not recorded"
+                digest = self._attempt(match, token)
+                if match.status.final:
+                    answers.append(Report(recorded=False, duplicate=True, match=match))
+                    continue
+                outcome = clean_outcome(outcome)
+                check_outcome(match, outcome)
+                verify_outcome(match, outcome)
+            except ServiceError as exc:
+                answers.append(exc)
+                continue
+            ready.append((len(answers), match, outcome, digest))
+            answers.append(None)
+        if ready:
+            self._record(ready, answers)
+        return [a for a in answers if a is not None]
+
+    def _record(
+        self,
+        ready: Sequence[tuple[int, MatchRecord, Outcome, str]],
+        answers: list[Report | ServiceError | None],
+    ) -> None:
+        tournaments = list(dict.fromkeys(m.tournament_id for _, m, _, _ in ready))
+        with contextlib.ExitStack() as stack:
+            for tournament_id in tournaments:
+                stack.enter_context(self.feed.recording(tournament_id))
+            done = self.store.finalize_matches(
+                [(m.match_id, outcome, digest) for _, m, outcome, digest in ready], self.now()
+            )
+            recorded = [m.match_id for (_, m, _, _), ok in zip(ready, done, strict=True) if ok]
+            final = {r.match_id: r for r in self.store.get_matches(recorded)}
+            for tournament_id in tournaments:
+                events = [r for r in final.values() if r.tournament_id == tournament_id]
+                if events:
+                    self.feed.publish(tournament_id, events)
+        for (i, match, _, digest), ok in zip(ready, done, strict=True):
+            if ok:
+                answers[i] = Report(recorded=True, duplicate=False, match=final[match.match_id])
+                continue
+            again = self.get(match.match_id)
+            if again.status.final and self._same_attempt(match.match_id, digest):
+                answers[i] = Report(recorded=False, duplicate=True, match=again)
+            else:
+                answers[i] = FailedPreconditionError(
+                    f"the claim of match {match.match_id} expired or was taken by another "
+                    "worker; this report was not recorded"
                 )
-            final = self.get(match_id)
-            self.feed.publish(match.tournament_id, [final])
-        if self.on_final is not None:
-            self.on_final(match.tournament_id)
-        return Report(recorded=True, duplicate=False, match=final)
+        if recorded and self.on_final is not None:
+            for tournament_id in tournaments:
+                self.on_final(tournament_id)
+
+    def claim_block(
+        self, match_ids: Sequence[str], worker_id: str, task_id: str = ""
+    ) -> list[tuple[str, Claim | None, str]]:
+        """Claim a block's matches: (id, claim, "") for each claimed or final one, (id,
+        None, why) for one this attempt must not play (cancelled, held elsewhere, unknown)."""
+        if not 1 <= len(match_ids) <= MAX_BLOCK:
+            raise InvalidArgumentError(f"a block has 1 to {MAX_BLOCK} matches")
+        out: list[tuple[str, Claim | None, str]] = []
+        for match_id in match_ids:
+            try:
+                out.append((match_id, self.claim(match_id, worker_id, task_id), ""))
+            except (FailedPreconditionError, NotFoundError) as exc:
+                out.append((match_id, None, str(exc)))
+        return out
 
     def void(self, match_id: str, reason: str, attempt_token: str) -> MatchStatus | None:
         """An infrastructure fault: queue the match again (or fail it after too many tries).
@@ -349,44 +415,3 @@ class MatchService:
             ranks=ranks,
             matches_record=same_scores and same_ranks,
         )
-
-    def _check(self, match: MatchRecord, outcome: Outcome) -> None:
-        n = len(match.seats)
-        if len(outcome.seats) != n:
-            raise InvalidArgumentError(
-                f"match {match.match_id} has {n} seats; the report has {len(outcome.seats)}"
-            )
-        for i, seat in enumerate(outcome.seats):
-            if not 0 <= seat.rank < n:
-                raise InvalidArgumentError(f"seat {i}: rank {seat.rank} is outside 0..{n - 1}")
-            if seat.forfeit_reason and seat.forfeit_reason not in FORFEIT_REASONS:
-                raise InvalidArgumentError(
-                    f"seat {i}: unknown forfeit reason {seat.forfeit_reason!r}"
-                )
-            if len(seat.forfeit_detail) > MAX_DETAIL:
-                raise InvalidArgumentError(f"seat {i}: forfeit detail is longer than {MAX_DETAIL}")
-        finite_seconds("duration_seconds", outcome.duration_seconds)
-        if 0 not in [s.rank for s in outcome.seats]:
-            raise InvalidArgumentError("no seat is ranked first (rank 0)")
-        for d in outcome.decisions:
-            if not 0 <= d.player < n:
-                raise InvalidArgumentError(f"decision {d.index}: player {d.player} is not a seat")
-            finite_seconds(f"decision {d.index}: seconds", d.seconds)
-            no_nul(f"decision {d.index}: action_json", d.action_json)
-        limit = v.game_spec(match.game).max_decisions
-        if len(outcome.decisions) > limit:
-            raise InvalidArgumentError(
-                f"{len(outcome.decisions)} decisions; {match.game} never needs more than {limit}"
-            )
-        if [d.index for d in outcome.decisions] != list(range(len(outcome.decisions))):
-            raise InvalidArgumentError("decision indexes must be 0, 1, 2, ... in order")
-
-
-def clean_outcome(outcome: Outcome) -> Outcome:
-    """The outcome with NUL characters stripped from its free text: forfeit details (a bot's
-    stderr tail) and action texts. Structured fields are checked, not cleaned."""
-    seats = tuple(
-        replace(seat, forfeit_detail=strip_nul(seat.forfeit_detail)) for seat in outcome.seats
-    )
-    decisions = tuple(replace(d, action_text=strip_nul(d.action_text)) for d in outcome.decisions)
-    return replace(outcome, seats=seats, decisions=decisions)

@@ -207,6 +207,11 @@ class Store(Protocol):
         """The queue of each match."""
         ...
 
+    def match_routes(self, match_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """The queue and the duplicate block (``tournament.rROUND.tTABLE``) of each match,
+        in rotation order."""
+        ...
+
     def block_open(self, tournament_id: str, round: int, table: int) -> bool:
         """Whether a match of this duplicate block (the rotations sharing a seed) is not final."""
         ...
@@ -239,6 +244,13 @@ class Store(Protocol):
     ) -> bool:
         """Record a result if the match is RUNNING under this attempt with its lease not expired
         (and update ratings); True if recorded."""
+        ...
+
+    def finalize_matches(
+        self, reports: Sequence[tuple[str, Outcome, str]], now: datetime
+    ) -> list[bool]:
+        """Record (match id, outcome, attempt hash) reports in one transaction, each only if
+        its attempt holds the match (as :meth:`finalize_match`); whether each was recorded."""
         ...
 
     def void_attempt(

@@ -29,6 +29,25 @@ class MatchesPart(MatchReadsPart):
             rows = s.execute(select(m.Match.id, m.Match.queue).where(m.Match.id.in_(match_ids)))
             return {str(mid): str(queue) for mid, queue in rows}
 
+    def match_routes(self, match_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        out: dict[str, tuple[str, str]] = {}
+        with self._tx() as s:
+            for start in range(0, len(match_ids), 500):
+                rows = s.execute(
+                    select(
+                        m.Match.id,
+                        m.Match.queue,
+                        m.Match.tournament_id,
+                        m.Match.round,
+                        m.Match.table_index,
+                    )
+                    .where(m.Match.id.in_(list(match_ids[start : start + 500])))
+                    .order_by(m.Match.rotation)
+                )
+                for mid, queue, tid, rnd, table in rows:
+                    out[str(mid)] = (str(queue), f"{tid}.r{rnd}.t{table}")
+        return out
+
     def block_open(self, tournament_id: str, round: int, table: int) -> bool:
         with self._tx() as s:
             found = s.scalar(
@@ -124,73 +143,88 @@ class MatchesPart(MatchReadsPart):
     def finalize_match(
         self, match_id: str, outcome: Outcome, now: datetime, attempt_hash: str
     ) -> bool:
+        return self.finalize_matches([(match_id, outcome, attempt_hash)], now)[0]
+
+    def finalize_matches(
+        self, reports: Sequence[tuple[str, Outcome, str]], now: datetime
+    ) -> list[bool]:
+        """Record several matches (a block's) in one transaction; whether each was."""
         with self._record_lock, self._tx() as s:
-            # Only the current attempt, while its lease holds: a stale worker's report (its
-            # claim expired, or another worker claimed since) changes no row.
-            res = s.execute(
-                update(m.Match)
-                .where(
-                    m.Match.id == match_id,
-                    m.Match.status == MatchStatus.RUNNING.value,
-                    m.Match.attempt_hash == attempt_hash,
-                    m.Match.lease_until >= now,
-                )
-                .values(
-                    status=MatchStatus.FINISHED.value,
-                    finished_at=now,
-                    duration_seconds=outcome.duration_seconds,
-                    lease_until=None,
-                    sandbox_tier=outcome.sandbox_tier[:32],
-                )
-            )
-            if rowcount(res) != 1:
-                return False
-            lock_ratings(s)  # before the result log: a rebuild sees this result or waits
-            match = s.get(m.Match, match_id)
-            assert match is not None
-            seats = s.scalars(
-                select(m.MatchSeat)
-                .where(m.MatchSeat.match_id == match_id)
-                .order_by(m.MatchSeat.seat)
-            ).all()
-            for row, so in zip(seats, outcome.seats, strict=True):
-                row.score, row.rank = so.score, so.rank
-                row.forfeit_reason, row.forfeit_detail = so.forfeit_reason, so.forfeit_detail
-                row.forfeit_at = so.forfeit_at
-            s.add_all(
-                m.Decision(
-                    match_id=match_id,
-                    idx=d.index,
-                    player=d.player,
-                    legal_count=d.legal_count,
-                    action_json=d.action_json,
-                    action_text=d.action_text,
-                    seconds=d.seconds,
-                    by_fallback=d.by_fallback,
-                )
-                for d in outcome.decisions
-            )
-            tournament = s.get(m.Tournament, match.tournament_id)
-            assert tournament is not None
-            # a match played without the full sandbox counts for nothing
-            rated = tournament.rated and not outcome.unrated
-            names = [self._bot_name(s, row.bot_version_id) for row in seats]
-            ranks = [so.rank for so in outcome.seats]
-            s.add(
-                m.ResultLog(
-                    match_id=match_id,
-                    game=match.game,
-                    rated=rated,
-                    bots=",".join(names),
-                    ranks=",".join(map(str, ranks)),
-                    recorded_at=now,
-                )
-            )
-            if rated:
-                apply_ratings(s, match.game, names, ranks)
+            done = [
+                self._finalize(s, mid, outcome, now, digest) for mid, outcome, digest in reports
+            ]
             s.flush()
-            self._maybe_finish(s, match.tournament_id, now)
-            return True
+            for tournament_id in dict.fromkeys(t for t in done if t is not None):
+                self._maybe_finish(s, tournament_id, now)
+            return [t is not None for t in done]
+
+    def _finalize(
+        self, s: Session, match_id: str, outcome: Outcome, now: datetime, attempt_hash: str
+    ) -> str | None:
+        """Record one match in transaction ``s``; its tournament id, or None if this attempt
+        no longer holds it."""
+        # Only the current attempt, while its lease holds: a stale worker's report (its
+        # claim expired, or another worker claimed since) changes no row.
+        res = s.execute(
+            update(m.Match)
+            .where(
+                m.Match.id == match_id,
+                m.Match.status == MatchStatus.RUNNING.value,
+                m.Match.attempt_hash == attempt_hash,
+                m.Match.lease_until >= now,
+            )
+            .values(
+                status=MatchStatus.FINISHED.value,
+                finished_at=now,
+                duration_seconds=outcome.duration_seconds,
+                lease_until=None,
+                sandbox_tier=outcome.sandbox_tier[:32],
+            )
+        )
+        if rowcount(res) != 1:
+            return None
+        lock_ratings(s)  # before the result log: a rebuild sees this result or waits
+        match = s.get(m.Match, match_id)
+        assert match is not None
+        seats = s.scalars(
+            select(m.MatchSeat).where(m.MatchSeat.match_id == match_id).order_by(m.MatchSeat.seat)
+        ).all()
+        for row, so in zip(seats, outcome.seats, strict=True):
+            row.score, row.rank = so.score, so.rank
+            row.forfeit_reason, row.forfeit_detail = so.forfeit_reason, so.forfeit_detail
+            row.forfeit_at = so.forfeit_at
+        s.add_all(
+            m.Decision(
+                match_id=match_id,
+                idx=d.index,
+                player=d.player,
+                legal_count=d.legal_count,
+                action_json=d.action_json,
+                action_text=d.action_text,
+                seconds=d.seconds,
+                by_fallback=d.by_fallback,
+            )
+            for d in outcome.decisions
+        )
+        tournament = s.get(m.Tournament, match.tournament_id)
+        assert tournament is not None
+        # a match played without the full sandbox counts for nothing
+        rated = tournament.rated and not outcome.unrated
+        names = [self._bot_name(s, row.bot_version_id) for row in seats]
+        ranks = [so.rank for so in outcome.seats]
+        s.add(
+            m.ResultLog(
+                match_id=match_id,
+                game=match.game,
+                rated=rated,
+                bots=",".join(names),
+                ranks=",".join(map(str, ranks)),
+                recorded_at=now,
+            )
+        )
+        if rated:
+            apply_ratings(s, match.game, names, ranks)
+        return match.tournament_id
 
     def void_attempt(
         self,
