@@ -29,7 +29,13 @@ from typing import Any
 from celery import Celery, signals
 
 from bots import registry
-from workers.config import MATCH_QUEUE, PLAY_MATCH_TASK, WorkerConfig, check_visibility_timeout
+from workers.config import (
+    MATCH_QUEUE,
+    PLAY_BLOCK_TASK,
+    PLAY_MATCH_TASK,
+    WorkerConfig,
+    check_visibility_timeout,
+)
 from workers.reporting import Announced, HostUnavailableError
 from workers.sandbox_check import SandboxReport, available_runtimes, cached_check
 
@@ -50,7 +56,10 @@ def create_app(config: WorkerConfig) -> Celery:
         # A lost broker connection re-delivers unacked tasks anyway: stop ours, not twice.
         worker_cancel_long_running_tasks_on_connection_loss=True,
         task_default_queue=MATCH_QUEUE,
-        task_routes={PLAY_MATCH_TASK: {"queue": MATCH_QUEUE}},
+        task_routes={
+            PLAY_MATCH_TASK: {"queue": MATCH_QUEUE},
+            PLAY_BLOCK_TASK: {"queue": MATCH_QUEUE},
+        },
         task_ignore_result=True,
         task_serializer="json",
         accept_content=["json"],

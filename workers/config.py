@@ -22,6 +22,8 @@ from workers.sandbox import SandboxLimits, SandboxMode
 
 #: The Celery task and queue (the contract with the server, which enqueues by name).
 PLAY_MATCH_TASK = "hamlet.play_match"
+#: What the server sends: one duplicate block (its match ids), the unit of work.
+PLAY_BLOCK_TASK = "hamlet.play_block"
 MATCH_QUEUE = "matches"
 
 

@@ -1,6 +1,8 @@
-"""The ``hamlet.play_match`` task: thin, idempotent, takes a match id.
+"""The ``hamlet.play_block`` task (and the older ``hamlet.play_match``): thin, idempotent,
+takes a duplicate block's match ids (or one match id).
 
-It delegates to :func:`workers.play.execute` and only translates: a server that cannot be
+It delegates to :func:`workers.blocks.execute_block` (:func:`workers.play.execute`) and only
+translates: a server that cannot be
 reached means a retry with exponential backoff and jitter (bounded); a match that hits
 the soft time limit is reported void (the server re-queues it). Bot faults never reach
 here: they are results. Each pool child keeps one channel to the server, made after the
@@ -18,8 +20,9 @@ from typing import Any
 from celery import Celery, Task
 from celery.exceptions import SoftTimeLimitExceeded
 
+from workers.blocks import execute_block
 from workers.clients import CodeCache, SeatClients
-from workers.config import PLAY_MATCH_TASK, WorkerConfig
+from workers.config import PLAY_BLOCK_TASK, PLAY_MATCH_TASK, WorkerConfig
 from workers.metrics import METRICS, MatchOutcome
 from workers.play import execute
 from workers.reporting import HostRejectedError, HostUnavailableError, MatchHostClient
@@ -65,7 +68,13 @@ def play_match(task: Task[Any, Any], match_id: str) -> str:
     ctx = _child_context(config)
     try:
         return execute(
-            match_id, ctx.host, ctx.seats, ctx.worker_id, METRICS, reraise=(SoftTimeLimitExceeded,)
+            match_id,
+            ctx.host,
+            ctx.seats,
+            ctx.worker_id,
+            METRICS,
+            reraise=(SoftTimeLimitExceeded,),
+            task_id=str(getattr(task.request, "id", "") or ""),
         ).value
     except SoftTimeLimitExceeded:
         log.warning("match %s hit the soft time limit: voiding it", match_id)
@@ -83,8 +92,57 @@ def play_match(task: Task[Any, Any], match_id: str) -> str:
         return "rejected"
 
 
+def play_block(task: Task[Any, Any], match_ids: list[str]) -> list[str]:
+    """Body of the block task (bound ``task``): claim, play and report one duplicate block;
+    each match's outcome value. A retry replays the block (what was recorded stays)."""
+    from workers.celery_app import worker_config
+
+    config = worker_config(task.app)
+    ctx = _child_context(config)
+    task_id = str(getattr(task.request, "id", "") or "")
+    try:
+        outcomes = execute_block(
+            match_ids,
+            ctx.host,
+            ctx.seats,
+            ctx.worker_id,
+            METRICS,
+            task_id=task_id,
+            reraise=(SoftTimeLimitExceeded,),
+        )
+        return [o.value for o in outcomes]
+    except SoftTimeLimitExceeded:
+        log.warning("block %s hit the soft time limit: the rest was voided", task_id)
+        return [MatchOutcome.VOIDED.value]
+    except HostUnavailableError as exc:
+        delay = retry_delay(
+            task.request.retries, config.retry_backoff_base, config.retry_backoff_max
+        )
+        if task.request.retries >= config.max_task_retries:
+            # Nothing is lost: the server sends the block's matches again once their lease
+            # (claimed) or the queue timeout (not claimed) runs out.
+            log.error("block %s: server unreachable, retries exhausted: %s", task_id, exc)
+            return ["unreachable"]
+        log.warning("block %s: server unreachable (%s); retrying in %.1fs", task_id, exc, delay)
+        raise task.retry(exc=exc, countdown=delay, max_retries=config.max_task_retries) from exc
+    except HostRejectedError:
+        log.exception("block %s: the server rejected a call; not retrying", task_id)
+        return ["rejected"]
+
+
 def register(app: Celery) -> None:
-    """Register ``hamlet.play_match`` on ``app``."""
+    """Register ``hamlet.play_block`` (and ``hamlet.play_match``, for messages sent by a
+    server before blocks) on ``app``."""
+
+    @app.task(  # type: ignore[untyped-decorator]
+        name=PLAY_BLOCK_TASK,
+        bind=True,
+        acks_late=True,
+        reject_on_worker_lost=True,
+        shared=False,
+    )
+    def hamlet_play_block(self: Task[Any, Any], match_ids: list[str]) -> list[str]:
+        return play_block(self, list(match_ids))
 
     @app.task(  # type: ignore[untyped-decorator]
         name=PLAY_MATCH_TASK,
