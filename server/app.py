@@ -216,6 +216,9 @@ def build_server(
         tests.after_result(tournament_id)
 
     services.matches.on_final = on_final
+    services.matches.observers.append(
+        lambda stage, seconds: metrics.queue_latency.labels(stage).observe(seconds)
+    )
     new_admin_token = services.accounts.bootstrap(settings.data_dir)
     worker_pool = futures.ThreadPoolExecutor(
         max_workers=settings.worker_threads, thread_name_prefix="hamlet-matchhost"

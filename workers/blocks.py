@@ -16,8 +16,10 @@ the author's own service, which sees every match whatever the worker does.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 from workers.metrics import MatchOutcome, WorkerMetrics
@@ -60,11 +62,13 @@ def execute_block(
     task_id: str = "",
     clock: Clock | None = None,
     reraise: tuple[type[BaseException], ...] = (),
+    per_match: Callable[[], AbstractContextManager[None]] = contextlib.nullcontext,
 ) -> list[MatchOutcome]:
     """Claim, play and report a block; what became of each of its matches, in order.
 
-    ``reraise`` (the soft time limit): the matches played so far are reported, the rest
-    voided (the server queues them again), and the exception goes on."""
+    ``per_match``: entered around each match (its soft time limit). ``reraise`` (the soft
+    time limit): the matches played so far are reported, the rest voided (the server
+    queues them again), and the exception goes on."""
     outcomes: dict[str, MatchOutcome] = {}
     plans: dict[str, MatchPlan] = {}
     records: list[MatchRecord] = []
@@ -81,7 +85,8 @@ def execute_block(
     try:
         for match_id, plan in plans.items():
             try:
-                records.append(play_plan(plan, seats, clock, reraise))
+                with per_match():
+                    records.append(play_plan(plan, seats, clock, reraise))
             except InfrastructureError as exc:
                 log.warning("match %s voided: %s", match_id, exc)
                 voids.append((match_id, f"{type(exc).__name__}: {exc}"))

@@ -11,9 +11,14 @@ fork (gRPC channels must not cross a fork).
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import math
 import os
 import random
+import signal
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,6 +114,7 @@ def play_block(task: Task[Any, Any], match_ids: list[str]) -> list[str]:
             METRICS,
             task_id=task_id,
             reraise=(SoftTimeLimitExceeded,),
+            per_match=lambda: soft_limit(config.match_soft_time_limit),
         )
         return [o.value for o in outcomes]
     except SoftTimeLimitExceeded:
@@ -130,9 +136,34 @@ def play_block(task: Task[Any, Any], match_ids: list[str]) -> list[str]:
         return ["rejected"]
 
 
+@contextlib.contextmanager
+def soft_limit(seconds: float) -> Iterator[None]:
+    """One match's soft time limit inside a block task: SoftTimeLimitExceeded is raised in
+    this (the pool child's main) thread after ``seconds``, as Celery raises it for a task;
+    the block task's own hard limit stays Celery's. Outside the main thread: no limit."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(_signum: int, _frame: object) -> None:
+        raise SoftTimeLimitExceeded(f"a match of the block ran over {seconds:g}s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def register(app: Celery) -> None:
     """Register ``hamlet.play_block`` (and ``hamlet.play_match``, for messages sent by a
     server before blocks) on ``app``."""
+
+    from workers.celery_app import worker_config
+
+    config = worker_config(app)
 
     @app.task(  # type: ignore[untyped-decorator]
         name=PLAY_BLOCK_TASK,
@@ -140,6 +171,7 @@ def register(app: Celery) -> None:
         acks_late=True,
         reject_on_worker_lost=True,
         shared=False,
+        # The app's limits are a block's; each match has its own soft limit (soft_limit).
     )
     def hamlet_play_block(self: Task[Any, Any], match_ids: list[str]) -> list[str]:
         return play_block(self, list(match_ids))
@@ -150,6 +182,9 @@ def register(app: Celery) -> None:
         acks_late=True,
         reject_on_worker_lost=True,
         shared=False,  # one registration per app (tests make several)
+        # one match: one match's limits (the app's are a block's)
+        time_limit=math.ceil(config.match_time_limit),
+        soft_time_limit=math.ceil(config.match_soft_time_limit),
     )
     def hamlet_play_match(self: Task[Any, Any], match_id: str) -> str:
         return play_match(self, match_id)

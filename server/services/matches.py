@@ -9,6 +9,7 @@ import hmac
 import json
 import logging
 import secrets
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -117,6 +118,9 @@ class MatchService:
         #: Called with a tournament id when one of its matches became final (a Swiss
         #: tournament pairs its next round then).
         self.on_final: Callable[[str], object] | None = None
+        #: Called with (stage, seconds): "dispatch" (sent -> claimed) at each claim, and
+        #: "report" (report received -> final) at each report call.
+        self.observers: list[Callable[[str, float], object]] = []
 
     def get(self, match_id: str) -> MatchRecord:
         """A match, or NotFoundError."""
@@ -138,7 +142,9 @@ class MatchService:
         its seed is final (before, they would tell the others' bots what chance holds)."""
         return not self.store.block_open(match.tournament_id, match.round, match.table)
 
-    def claim(self, match_id: str, worker_id: str, task_id: str = "") -> Claim:
+    def claim(
+        self, match_id: str, worker_id: str, task_id: str = "", lease_factor: int = 1
+    ) -> Claim:
         """Lease a match to a new attempt with a fresh attempt token (the attempt is counted
         here). A final match is handed back with ``already_final`` (the worker acks its task
         and stops); a redelivered running match is leased again (the earlier attempt's token
@@ -155,9 +161,16 @@ class MatchService:
         token = secrets.token_urlsafe(24)
         now = self.now()
         claimed = self.store.claim_match(
-            match_id, worker_id[:128], now + self.lease, attempt_digest(token), task_id, now
+            match_id,
+            worker_id[:128],
+            now + self.lease * lease_factor,
+            attempt_digest(token),
+            task_id,
+            now,
         )
         if claimed is not None:
+            if claimed.queued_at is not None:
+                self._observe("dispatch", (now - claimed.queued_at).total_seconds())
             return Claim(claimed, already_final=False, attempt_token=token)
         match = self.get(match_id)
         if match.status.final:
@@ -186,6 +199,7 @@ class MatchService:
         """Record (match id, attempt token, outcome) reports, a block's, in one transaction:
         each is checked and replayed first, and recorded at most once; a refused one (its
         error in its place) does not stop the others."""
+        started = time.perf_counter()
         answers: list[Report | ServiceError | None] = []
         ready: list[tuple[int, MatchRecord, Outcome, str]] = []
         for match_id, token, outcome in reports:
@@ -205,7 +219,12 @@ class MatchService:
             answers.append(None)
         if ready:
             self._record(ready, answers)
+            self._observe("report", time.perf_counter() - started)
         return [a for a in answers if a is not None]
+
+    def _observe(self, stage: str, seconds: float) -> None:
+        for observe in self.observers:
+            observe(stage, max(seconds, 0.0))
 
     def _record(
         self,
@@ -251,7 +270,9 @@ class MatchService:
         out: list[tuple[str, Claim | None, str]] = []
         for match_id in match_ids:
             try:
-                out.append((match_id, self.claim(match_id, worker_id, task_id), ""))
+                # The block is played in one go: each claim lasts for all its matches.
+                claim = self.claim(match_id, worker_id, task_id, lease_factor=len(match_ids))
+                out.append((match_id, claim, ""))
             except (FailedPreconditionError, NotFoundError) as exc:
                 out.append((match_id, None, str(exc)))
         return out

@@ -189,4 +189,5 @@ def _record(
         finished_at=row.finished_at,
         void_reason=row.void_reason,
         claimed_by=row.claimed_by or "",
+        queued_at=row.queued_at,
     )

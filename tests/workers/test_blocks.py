@@ -117,3 +117,15 @@ def test_the_soft_time_limit_reports_what_was_played_and_voids_the_rest(
         )
     ((records, voids),) = host.calls
     assert records == ["b.s0"] and [m for m, _ in voids] == ["b.s1", "b.s2"]
+
+
+def test_each_match_of_a_block_has_its_own_soft_limit() -> None:
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from workers.tasks import soft_limit
+
+    with pytest.raises(SoftTimeLimitExceeded), soft_limit(0.05):
+        while True:  # a match that never ends
+            pass
+    with soft_limit(60):  # disarmed on the way out: nothing fires later
+        pass
