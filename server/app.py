@@ -7,6 +7,7 @@ pass ``grpc_port=0`` for a free port (tests). ``server.stop(grace)`` shuts every
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Sequence
@@ -148,7 +149,13 @@ class HamletServer:
         return bool(self.grpc_server.wait_for_termination(timeout))
 
     def _reap_loop(self) -> None:
-        epoch: str | None = None  # none seen yet: the first answer re-sends (server start)
+        # A server that starts re-sends what is queued (it cannot know what the broker
+        # holds); later, each change of the broker's epoch (a restart, a failed send) does.
+        epoch: str | None = None
+        with contextlib.suppress(Exception):
+            epoch = self.services.matches.enqueuer.broker_epoch()
+            if epoch is not None:
+                self.services.matches.resend_queued()
         while not self._stop.wait(self.settings.reaper_interval_seconds):
             try:
                 matches = self.services.matches

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from server.storage import models as m
@@ -193,19 +193,24 @@ class MatchesPart(MatchReadsPart):
             row.score, row.rank = so.score, so.rank
             row.forfeit_reason, row.forfeit_detail = so.forfeit_reason, so.forfeit_detail
             row.forfeit_at = so.forfeit_at
-        s.add_all(
-            m.Decision(
-                match_id=match_id,
-                idx=d.index,
-                player=d.player,
-                legal_count=d.legal_count,
-                action_json=d.action_json,
-                action_text=d.action_text,
-                seconds=d.seconds,
-                by_fallback=d.by_fallback,
+        if outcome.decisions:
+            # One executemany, not an ORM object per decision (a match logs hundreds).
+            s.connection().execute(
+                insert(m.Decision.__table__),  # type: ignore[arg-type]
+                [
+                    {
+                        "match_id": match_id,
+                        "idx": d.index,
+                        "player": d.player,
+                        "legal_count": d.legal_count,
+                        "action_json": d.action_json,
+                        "action_text": d.action_text,
+                        "seconds": d.seconds,
+                        "by_fallback": d.by_fallback,
+                    }
+                    for d in outcome.decisions
+                ],
             )
-            for d in outcome.decisions
-        )
         tournament = s.get(m.Tournament, match.tournament_id)
         assert tournament is not None
         # a match played without the full sandbox counts for nothing

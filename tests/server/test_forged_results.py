@@ -77,7 +77,7 @@ def test_a_stale_claim_cannot_report_after_another_worker_claimed(running: Runni
     # w1 stalls past its lease; the reaper re-queues the match and w2 claims it.
     later = now + timedelta(seconds=matches.lease.total_seconds() + 1)
     matches.now = lambda: later
-    assert matches.reap() == [match_id]
+    assert matches.reap().requeued == (match_id,)
     second = _claim(running, match_id, "w2")
     assert second.attempt_token != first.attempt_token
     board = running.arena.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="toy"))
