@@ -129,15 +129,26 @@ def through_service(s: Stack, bots: list[str], ppt: int, n: int, watchers: int =
     )  # fmt: skip
     ref = arena_pb2.TournamentRef(tournament_id=t.tournament_id)
     with watching(s, t.tournament_id, watchers):
+        # One stream tells the end (polling GetTournament would cost the server more).
+        stream = s.stub.WatchTournament(
+            arena_pb2.WatchTournamentRequest(tournament_id=t.tournament_id), timeout=3600
+        )
+        next(stream)
         start, cpu = time.perf_counter(), time.process_time()
         s.stub.StartTournament(ref, timeout=120)
-        while True:
-            now = s.stub.GetTournament(ref, timeout=60)
-            if now.status != common_pb2.TOURNAMENT_STATUS_RUNNING:
-                break
-            time.sleep(0.1)
+        for _ in stream:
+            pass
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    return Run(now.matches_finished, seconds, cpu, all_matches(s.stub, t.tournament_id))
+    done = s.stub.GetTournament(ref, timeout=60).matches_finished
+    return Run(done, seconds, cpu, all_matches(s.stub, t.tournament_id))
+
+
+def idle_dispatch(s: Stack, blocks: int) -> list[float]:
+    """Dispatch latency on an idle queue: one block at a time, each after the last ended."""
+    s.samples.clear()
+    for _ in range(blocks):
+        through_service(s, ["random", "first"], 2, 2)
+    return list(s.samples.get("dispatch", []))
 
 
 WATCHER = """
