@@ -290,7 +290,7 @@ def main() -> int:
         if not args.quick:
             for bots, rounds in (
                 (["random", "first", "greedy"], 167),
-                ([f"upl{i}" for i in range(8)], 358),
+                ([f"upl{i}" for i in range(8)], 357),
             ):
                 total, seconds = page_time(s, bots, rounds)
                 ms = seconds * 1e3

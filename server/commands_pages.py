@@ -9,7 +9,7 @@ from hamlet.v1 import arena_pb2_grpc, common_pb2
 from server import console
 
 #: Matches per ListMatches call: a page answers well within any per-call timeout.
-PAGE_SIZE = 1000
+PAGE_SIZE = 500
 
 
 def read_matches(

@@ -19,7 +19,7 @@ from server.services import validation as v
 from server.services.accounts import AccountService
 from server.services.bots import BotService
 from server.services.errors import InvalidArgumentError
-from server.services.feed import follow
+from server.services.feed import MatchEvent, follow
 from server.services.headtohead import HeadToHeadService
 from server.services.history import HistoryService
 from server.services.ladder import LadderService
@@ -33,7 +33,7 @@ from server.services.tournaments import (
     TournamentRequest,
     TournamentService,
 )
-from server.storage import BotRecord, Store
+from server.storage import BotRecord, Store, TournamentRecord
 
 _FORMATS = {
     common_pb2.TOURNAMENT_FORMAT_UNSPECIFIED: ROUND_ROBIN,
@@ -70,6 +70,11 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self.tests = tests
         self.listing = MatchListing(store)
         self.streams = streams or StreamGate(16)
+        self._event_lock = threading.Lock()
+        self._events: dict[
+            tuple[int, int],
+            tuple[TournamentRecord, MatchEvent | None, arena_pb2.TournamentEvent],
+        ] = {}
 
     @unary
     def ListGames(
@@ -204,10 +209,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             feed = self.matches.feed
             events = follow(feed, request.tournament_id, request.include_finished, stop)
             for record, match in events:
-                event = arena_pb2.TournamentEvent(tournament=convert.tournament(record))
-                if match is not None:
-                    event.match.CopyFrom(convert.match(match.match, match.published))
-                yield event
+                yield self._event(record, match)
 
     @unary
     def GetMatch(
@@ -367,6 +369,25 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self, request: arena_pb2.RevokeTokenRequest, context: grpc.ServicerContext
     ) -> arena_pb2.TokenInfo:
         return convert.token_info(self.accounts.revoke(current_principal(), request.token_id))
+
+    def _event(
+        self, record: TournamentRecord, match: MatchEvent | None
+    ) -> arena_pb2.TournamentEvent:
+        """An event as sent: converted once, however many streams send it (the feed hands
+        every stream the same snapshot and event objects)."""
+        key = (id(record), id(match))
+        with self._event_lock:
+            cached = self._events.get(key)
+            if cached is not None and cached[0] is record and cached[1] is match:
+                return cached[2]
+        event = arena_pb2.TournamentEvent(tournament=convert.tournament(record))
+        if match is not None:
+            event.match.CopyFrom(convert.match(match.match, match.published))
+        with self._event_lock:
+            self._events[key] = (record, match, event)
+            while len(self._events) > 1024:
+                self._events.pop(next(iter(self._events)))
+        return event
 
     def _may_change(self, tournament_id: str, what: str) -> None:
         record = self.tournaments.get(tournament_id)

@@ -13,7 +13,7 @@ from server.services import validation as v
 from server.services.errors import InvalidArgumentError, NotFoundError
 from server.storage import MatchRecord, Store
 
-DEFAULT_PAGE = 500
+DEFAULT_PAGE = 200
 MAX_PAGE = 5000
 
 
