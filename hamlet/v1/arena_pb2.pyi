@@ -789,7 +789,7 @@ class ListMatchesRequest(_message.Message):
     tournament_id: _builtins.str
     """field 1 as in TournamentRef: old callers' bytes still parse"""
     page_size: _builtins.int
-    """0 means 200; at most 5000"""
+    """0 means 100; at most 5000"""
     page_token: _builtins.str
     """next_page_token of the page before; empty for the first page"""
     def __init__(

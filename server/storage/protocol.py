@@ -152,8 +152,11 @@ class Store(Protocol):
         and the tournament's match count; a constant number of queries."""
         ...
 
-    def open_block_keys(self, tournament_id: str) -> set[tuple[int, int]]:
-        """(round, table) of every duplicate block with a match not yet final."""
+    def open_block_keys(
+        self, tournament_id: str, rounds: tuple[int, int] | None = None
+    ) -> set[tuple[int, int]]:
+        """(round, table) of every duplicate block with a match not yet final (in the rounds
+        ``rounds`` = (first, last), if given)."""
         ...
 
     def finished_matches(self, tournament_id: str) -> list[MatchRecord]:

@@ -54,13 +54,16 @@ class MatchReadsPart(SqlBase):
             )
             return self._match_records(s, rows), int(total or 0)
 
-    def open_block_keys(self, tournament_id: str) -> set[tuple[int, int]]:
+    def open_block_keys(
+        self, tournament_id: str, rounds: tuple[int, int] | None = None
+    ) -> set[tuple[int, int]]:
         with self._tx() as s:
-            rows = s.execute(
-                select(m.Match.round, m.Match.table_index)
-                .where(m.Match.tournament_id == tournament_id, m.Match.status.not_in(FINAL))
-                .distinct()
-            ).all()
+            q = select(m.Match.round, m.Match.table_index).where(
+                m.Match.tournament_id == tournament_id, m.Match.status.not_in(FINAL)
+            )
+            if rounds is not None:  # a page's rounds only: the cost of a page, not of all
+                q = q.where(m.Match.round.between(*rounds))
+            rows = s.execute(q.distinct()).all()
             return {(int(r), int(t)) for r, t in rows}
 
     def finished_matches(self, tournament_id: str) -> list[MatchRecord]:
