@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: up test check lint typecheck unit bench bench-sandbox proto clean
+.PHONY: up test check lint typecheck unit bench bench-sandbox bench-pipeline proto clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,9 @@ bench: $(STAMP)
 
 bench-sandbox: $(STAMP)
 	$(BIN)/python bench/sandbox.py
+
+bench-pipeline: $(STAMP)
+	$(BIN)/python bench/pipeline.py
 
 proto: $(STAMP)
 	$(BIN)/python -m hamlet.protogen

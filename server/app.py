@@ -7,6 +7,7 @@ pass ``grpc_port=0`` for a free port (tests). ``server.stop(grace)`` shuts every
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Sequence
@@ -26,11 +27,15 @@ from server.boundary import BoundaryInterceptor
 from server.config import Settings
 from server.interceptors import MetricsInterceptor
 from server.metrics import ServerMetrics, serve_metrics
+from server.pools import PoolInterceptor
 from server.remote_hosts import Resolver, system_resolver
 from server.servicers.arena import ArenaServicer
+from server.servicers.gate import StreamGate
 from server.servicers.matchhost import MatchHostServicer
 from server.services.accounts import AccountService
 from server.services.bots import BotService
+from server.services.errors import UnavailableError
+from server.services.feed import TournamentFeed
 from server.services.headtohead import HeadToHeadService
 from server.services.history import HistoryService
 from server.services.ladder import LadderService
@@ -61,27 +66,35 @@ class Services:
 
 
 class _CountingEnqueuer:
-    """Counts what goes on the queue; a broker outage is logged, not raised: the matches are
-    QUEUED in the database and the reaper sends them again after the queue timeout."""
+    """Counts what goes on the queue; a send the broker refuses is logged and raised as
+    UnavailableError (the matches are QUEUED in the database: the reaper re-sends them).
+    A failed send changes the broker's epoch, so the reaper re-sends every queued match
+    once the broker answers again."""
 
     def __init__(self, inner: Enqueuer, metrics: ServerMetrics) -> None:
         self.inner = inner
         self.metrics = metrics
+        self._failures = 0
 
     def enqueue(self, match_ids: Sequence[str]) -> None:
         if not match_ids:
             return
         try:
             self.inner.enqueue(match_ids)
-        except Exception:
-            log.exception(
-                "could not enqueue %d matches; the reaper will send them again", len(match_ids)
-            )
-            return
+        except Exception as exc:
+            self._failures += 1
+            log.exception("could not enqueue %d matches", len(match_ids))
+            raise UnavailableError(
+                f"the queue's broker did not take {len(match_ids)} matches ({type(exc).__name__})"
+            ) from None
         self.metrics.matches_enqueued.inc(len(match_ids))
 
     def queue_depth(self) -> int | None:
         return self.inner.queue_depth()
+
+    def broker_epoch(self) -> str | None:
+        epoch = self.inner.broker_epoch()
+        return None if epoch is None else f"{epoch}.{self._failures}"
 
 
 class HamletServer:
@@ -138,11 +151,24 @@ class HamletServer:
         return bool(self.grpc_server.wait_for_termination(timeout))
 
     def _reap_loop(self) -> None:
+        # A server that starts re-sends what is queued (it cannot know what the broker
+        # holds); later, each change of the broker's epoch (a restart, a failed send) does.
+        epoch: str | None = None
+        with contextlib.suppress(Exception):
+            epoch = self.services.matches.enqueuer.broker_epoch()
+            if epoch is not None:
+                self.services.matches.resend_queued()
         while not self._stop.wait(self.settings.reaper_interval_seconds):
             try:
-                requeued = self.services.matches.reap()
-                if requeued:
-                    self.metrics.matches_requeued.labels("lease").inc(len(requeued))
+                matches = self.services.matches
+                now_epoch = matches.enqueuer.broker_epoch()
+                if now_epoch is not None and now_epoch != epoch:
+                    resent = matches.resend_queued()
+                    self.metrics.matches_requeued.labels("broker").inc(len(resent))
+                    epoch = now_epoch
+                reaped = matches.reap()
+                self.metrics.matches_requeued.labels("lease").inc(len(reaped.requeued))
+                self.metrics.matches_requeued.labels("timeout").inc(len(reaped.resent))
                 self.services.tournaments.advance_all()
                 if self.ladder is not None:
                     self.ladder.tick_all()
@@ -166,7 +192,7 @@ def build_server(
     store = open_store(settings.effective_database_url)
     metrics = ServerMetrics(registry if registry is not None else CollectorRegistry())
     queue = _CountingEnqueuer(
-        enqueuer or CeleryEnqueuer(settings.redis_url, store.match_queues), metrics
+        enqueuer or CeleryEnqueuer(settings.redis_url, store.match_routes), metrics
     )
     metrics.watch_queue(queue.queue_depth)
     metrics.start_at_zero(games.names())
@@ -174,15 +200,17 @@ def build_server(
         lambda: {state.value: n for state, n in store.tournament_counts().items()}
     )
     store.time_statements(metrics.statement)
+    feed = TournamentFeed(store)
     services = Services(
         bots=BotService(store),
-        tournaments=TournamentService(store, queue, settings.default_decision_time_ms),
+        tournaments=TournamentService(store, queue, settings.default_decision_time_ms, feed=feed),
         matches=MatchService(
             store,
             queue,
             lease_seconds=settings.match_lease_seconds,
             queue_timeout_seconds=settings.queue_timeout_seconds,
             max_attempts=settings.max_match_attempts,
+            feed=feed,
         ),
         accounts=AccountService(store),
     )
@@ -201,14 +229,22 @@ def build_server(
         tests.after_result(tournament_id)
 
     services.matches.on_final = on_final
+    services.matches.observers.append(
+        lambda stage, seconds: metrics.queue_latency.labels(stage).observe(seconds)
+    )
     new_admin_token = services.accounts.bootstrap(settings.data_dir)
+    worker_pool = futures.ThreadPoolExecutor(
+        max_workers=settings.worker_threads, thread_name_prefix="hamlet-matchhost"
+    )
     server = grpc.server(
         futures.ThreadPoolExecutor(
             max_workers=settings.max_workers, thread_name_prefix="hamlet-grpc"
         ),
-        # Metrics outermost, so refused calls are counted with their status code; the
-        # boundary next, so it logs every refusal, the authentication's included.
+        # The pool first (its handler is the one grpc runs); metrics next, so refused calls
+        # are counted with their status code; the boundary next, so it logs every refusal,
+        # the authentication's included.
         interceptors=[
+            PoolInterceptor(f"/{SERVICE_NAMES[1]}/", worker_pool),
             MetricsInterceptor(metrics),
             BoundaryInterceptor(),
             AuthInterceptor(services.accounts.authenticate, settings.public_reads),
@@ -232,6 +268,7 @@ def build_server(
             ladder,
             tests,
             remote,
+            StreamGate(settings.max_streams),
         ),
         server,
     )

@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from hamlet.channels import open_channel
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from server import commands_seat, console, credentials, datalock
+from server.commands_pages import read_matches
 from server.console import out, print_json, to_dict
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def tournament_show(args: argparse.Namespace) -> int:
     ref = arena_pb2.TournamentRef(tournament_id=args.tournament_id)
     t = stub.GetTournament(ref, timeout=args.timeout)
     matches = (
-        stub.ListMatches(ref, timeout=args.timeout).matches if args.matches or args.json else []
+        read_matches(stub, args.tournament_id, args.timeout) if args.matches or args.json else []
     )
     if args.json:
         print_json({"tournament": to_dict(t), "matches": [to_dict(m) for m in matches]})

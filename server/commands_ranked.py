@@ -8,6 +8,7 @@ import argparse
 from hamlet.v1 import arena_pb2, common_pb2
 from server import console
 from server.commands import EXIT_FAILED, EXIT_OK, arena
+from server.commands_pages import read_matches
 from server.console import out, print_json, to_dict
 
 
@@ -25,7 +26,7 @@ def match_verify(args: argparse.Namespace) -> int:
             f"ends (commitment {t.seed_commitment})"
         )
         return EXIT_FAILED
-    matches = stub.ListMatches(ref, timeout=max(args.timeout, 60)).matches
+    matches = read_matches(stub, match.tournament_id, args.timeout)
     again = commitment(t.tournament_id, t.seed_nonce, t.seed)
     # A head-to-head test replays one seed on both tables of a round (A's and B's).
     paired = t.format == common_pb2.TOURNAMENT_FORMAT_SPRT

@@ -14,6 +14,8 @@ from server.remote_hosts import VARIABLE, AllowList, EndpointError
 
 #: The Celery task and queue the server enqueues matches on (the contract with workers).
 PLAY_MATCH_TASK = "hamlet.play_match"
+#: The task the server sends: one duplicate block (a list of match ids).
+PLAY_BLOCK_TASK = "hamlet.play_block"
 MATCH_QUEUE = "matches"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
@@ -51,12 +53,18 @@ class Settings:
     metrics_port: int = 9464  # 0 picks a free port; -1 disables the endpoint
     #: A claimed match not reported within this many seconds is re-queued (worker died).
     match_lease_seconds: float = 900.0
-    #: A queued match not claimed within this many seconds is sent again (message lost).
-    queue_timeout_seconds: float = 3600.0
+    #: A queued match not claimed within this many seconds is sent again, without counting
+    #: an attempt (its message may be lost); see server.services.recovery for the bound.
+    queue_timeout_seconds: float = 300.0
     reaper_interval_seconds: float = 10.0
     max_match_attempts: int = 5
     default_decision_time_ms: int = 1000
     max_workers: int = 32  # gRPC server threads (each WatchTournament stream holds one)
+    #: Open WatchTournament/WatchSprt streams at once; below max_workers, so unary calls
+    #: always find a thread. One more is refused with RESOURCE_EXHAUSTED.
+    max_streams: int = 16
+    #: Threads of workers' MatchHost calls (their own pool: clients cannot starve them).
+    worker_threads: int = 16
     #: Reads (games, bots, tournaments, matches, replays, leaderboards) without a token.
     public_reads: bool = True
     #: TLS for the gRPC port: both paths (PEM) or neither.
@@ -89,6 +97,13 @@ class Settings:
         for name in ("match_lease_seconds", "queue_timeout_seconds", "reaper_interval_seconds"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive")
+        if not 1 <= self.max_streams < self.max_workers:
+            raise ConfigError(
+                f"HAMLET_MAX_STREAMS must be 1..{self.max_workers - 1} (below the server's "
+                f"{self.max_workers} threads), not {self.max_streams}"
+            )
+        if self.worker_threads < 1:
+            raise ConfigError("HAMLET_WORKER_THREADS must be at least 1")
         if self.max_match_attempts < 1:
             raise ConfigError("HAMLET_MAX_MATCH_ATTEMPTS must be at least 1")
         if not 1 <= self.default_decision_time_ms <= 600_000:
@@ -150,6 +165,8 @@ class Settings:
                 "HAMLET_REAPER_INTERVAL_SECONDS", d.reaper_interval_seconds, float
             ),
             max_match_attempts=int(num("HAMLET_MAX_MATCH_ATTEMPTS", d.max_match_attempts)),
+            max_streams=int(num("HAMLET_MAX_STREAMS", d.max_streams)),
+            worker_threads=int(num("HAMLET_WORKER_THREADS", d.worker_threads)),
             default_decision_time_ms=int(
                 num("HAMLET_DECISION_TIME_MS", d.default_decision_time_ms)
             ),

@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 #: Outcomes of a recorded match.
 OUTCOMES = ("completed", "forfeit", "failed")
 #: Why a match went back to the queue.
-REQUEUE_REASONS = ("void", "lease")
+REQUEUE_REASONS = ("void", "lease", "timeout", "broker")
 #: A worker counts as seen for this long after its last announcement or claim.
 WORKER_SEEN_WINDOW_SECONDS = 300.0
 #: At most this many worker ids are remembered (worker ids come from the network).
@@ -128,7 +128,7 @@ class ServerMetrics:
         )
         self.matches_requeued = Counter(
             "hamlet_server_matches_requeued_total",
-            "Matches sent to the queue again, by reason (void, lease).",
+            "Matches sent to the queue again, by reason (void, lease, timeout, broker).",
             ["reason"],
             registry=r,
         )
@@ -162,6 +162,14 @@ class ServerMetrics:
             "hamlet_server_rating_fit_matches",
             "Rated matches in the last leaderboard fit, by game.",
             ["game"],
+            registry=r,
+        )
+        self.queue_latency = Histogram(
+            "hamlet_server_queue_seconds",
+            "Queue latency by stage: dispatch (sent to the queue -> claimed) and report "
+            "(a worker's report received -> its matches final).",
+            ["stage"],
+            buckets=(0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 120, 600),
             registry=r,
         )
         self.store_latency = Histogram(

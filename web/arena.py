@@ -21,6 +21,7 @@ import grpc
 
 from hamlet import codec
 from hamlet.channels import open_channel
+from hamlet.paging import match_pages
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 CALL_TIMEOUT = 15.0
@@ -86,9 +87,9 @@ class ArenaReader:
         return self.stub.GetTournament(ref, timeout=CALL_TIMEOUT)
 
     def matches(self, tournament_id: str) -> list[common_pb2.Match]:
-        """A tournament's matches."""
-        ref = arena_pb2.TournamentRef(tournament_id=tournament_id)
-        return list(self.stub.ListMatches(ref, timeout=CALL_TIMEOUT).matches)
+        """A tournament's matches, read page by page (each page a bounded call)."""
+        pages = match_pages(self.stub, tournament_id, page_size=500, timeout=CALL_TIMEOUT)
+        return [match for page in pages for match in page.matches]
 
     def match(self, match_id: str) -> arena_pb2.MatchDetail:
         """A match with its decision log."""

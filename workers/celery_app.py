@@ -29,7 +29,14 @@ from typing import Any
 from celery import Celery, signals
 
 from bots import registry
-from workers.config import MATCH_QUEUE, PLAY_MATCH_TASK, WorkerConfig, check_visibility_timeout
+from workers.config import (
+    BLOCK_MATCHES,
+    MATCH_QUEUE,
+    PLAY_BLOCK_TASK,
+    PLAY_MATCH_TASK,
+    WorkerConfig,
+    check_visibility_timeout,
+)
 from workers.reporting import Announced, HostUnavailableError
 from workers.sandbox_check import SandboxReport, available_runtimes, cached_check
 
@@ -43,14 +50,19 @@ def create_app(config: WorkerConfig) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        task_time_limit=config.match_time_limit,
-        task_soft_time_limit=config.match_soft_time_limit,
+        # A block task's limits (hamlet.play_match sets one match's on itself); each match
+        # of a block still has its own soft limit (workers.tasks.soft_limit).
+        task_time_limit=config.block_time_limit,
+        task_soft_time_limit=config.match_soft_time_limit * BLOCK_MATCHES,
         broker_transport_options={"visibility_timeout": config.visibility_timeout},
         broker_connection_retry_on_startup=True,
         # A lost broker connection re-delivers unacked tasks anyway: stop ours, not twice.
         worker_cancel_long_running_tasks_on_connection_loss=True,
         task_default_queue=MATCH_QUEUE,
-        task_routes={PLAY_MATCH_TASK: {"queue": MATCH_QUEUE}},
+        task_routes={
+            PLAY_MATCH_TASK: {"queue": MATCH_QUEUE},
+            PLAY_BLOCK_TASK: {"queue": MATCH_QUEUE},
+        },
         task_ignore_result=True,
         task_serializer="json",
         accept_content=["json"],
@@ -86,7 +98,7 @@ def check_startup(app: Celery) -> None:
     config = worker_config(app)
     config.require_token()
     effective = effective_visibility_timeout(app)
-    check_visibility_timeout(effective, config.match_time_limit)
+    check_visibility_timeout(effective, config.block_time_limit)
     log.info(
         "visibility timeout %.0fs, match hard limit %.0fs, soft %.0fs",
         effective,

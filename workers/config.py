@@ -22,6 +22,11 @@ from workers.sandbox import SandboxLimits, SandboxMode
 
 #: The Celery task and queue (the contract with the server, which enqueues by name).
 PLAY_MATCH_TASK = "hamlet.play_match"
+#: What the server sends: one duplicate block (its match ids), the unit of work.
+PLAY_BLOCK_TASK = "hamlet.play_block"
+#: Matches in the largest duplicate block (a 4-seat table's rotations): a block task's hard
+#: time limit is this many times one match's.
+BLOCK_MATCHES = 4
 MATCH_QUEUE = "matches"
 
 
@@ -42,7 +47,7 @@ class WorkerConfig:
     #: Soft limit: the match is voided (infrastructure) and re-queued by the server.
     match_soft_time_limit: float = 540.0
     #: Redis re-delivers an unacked task after this long: must be well above the hard limit.
-    visibility_timeout: float = 3600.0
+    visibility_timeout: float = 5400.0
     #: Deadline of each call to the server.
     rpc_timeout: float = 10.0
     #: Attempts of one call to the server before the task itself retries.
@@ -65,6 +70,12 @@ class WorkerConfig:
     #: CA certificate (PEM) to verify the server's TLS certificate; None: plaintext.
     tls_ca: Path | None = None
 
+    @property
+    def block_time_limit(self) -> float:
+        """The hard time limit of a block task: one match's, for every match of the largest
+        block (each match still gets its own soft limit)."""
+        return self.match_time_limit * BLOCK_MATCHES
+
     def validate(self) -> None:
         """Raise :class:`ConfigError` naming the first bad value."""
         if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
@@ -83,7 +94,7 @@ class WorkerConfig:
                 "need 0 < HAMLET_MATCH_SOFT_TIME_LIMIT < HAMLET_MATCH_TIME_LIMIT, got "
                 f"{self.match_soft_time_limit} and {self.match_time_limit}"
             )
-        check_visibility_timeout(self.visibility_timeout, self.match_time_limit)
+        check_visibility_timeout(self.visibility_timeout, self.block_time_limit)
         if self.rpc_timeout <= 0 or self.rpc_attempts < 1 or self.max_task_retries < 0:
             raise ConfigError("RPC timeout, attempts and task retries must be positive")
         if self.sandbox_memory_bytes < 64 << 20 or self.sandbox_cpu_seconds < 1:
@@ -205,5 +216,6 @@ def check_visibility_timeout(visibility_timeout: float, hard_limit: float) -> No
     if visibility_timeout < 2 * hard_limit:
         raise ConfigError(
             f"the Redis visibility timeout ({visibility_timeout:g}s) must be at least twice "
-            f"the match hard time limit ({hard_limit:g}s); set HAMLET_VISIBILITY_TIMEOUT"
+            f"a block's hard time limit ({hard_limit:g}s, {BLOCK_MATCHES} x the match hard "
+            "time limit); set HAMLET_VISIBILITY_TIMEOUT"
         )

@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 class Host(Protocol):
     """The part of :class:`~workers.reporting.MatchHostClient` a match execution uses."""
 
-    def claim(self, match_id: str, worker_id: str) -> Claim:
+    def claim(self, match_id: str, worker_id: str, task_id: str = "") -> Claim:
         """Claim the match."""
         ...
 
@@ -71,13 +71,15 @@ def execute(
     metrics: WorkerMetrics,
     clock: Clock | None = None,
     reraise: tuple[type[BaseException], ...] = (),
+    task_id: str = "",
 ) -> MatchOutcome:
     """Claim ``match_id``, play it and report it; what became of it.
 
-    ``reraise``: exception types that must pass through bots' code (see ``run_match``).
+    ``reraise``: exception types that must pass through bots' code (see ``run_match``);
+    ``task_id``: the queue message's id (a re-sent copy never takes a live claim over).
     """
     try:
-        claim = host.claim(match_id, worker_id)
+        claim = host.claim(match_id, worker_id, task_id)
     except MatchGoneError as exc:
         log.info("match %s not played: %s", match_id, exc)
         metrics.outcome("", MatchOutcome.GONE)

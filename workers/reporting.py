@@ -74,6 +74,16 @@ class Claim:
 
 
 @dataclass(frozen=True, slots=True)
+class BlockClaim:
+    """One match of a claimed block: its plan to play, or why it is not this attempt's."""
+
+    match_id: str
+    plan: MatchPlan | None
+    already_final: bool = False
+    skipped: str = ""  # cancelled, unknown, or held by a live attempt of another message
+
+
+@dataclass(frozen=True, slots=True)
 class Announced:
     """A built-in bot as announced to the server."""
 
@@ -120,9 +130,12 @@ class MatchHostClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def claim(self, match_id: str, worker_id: str) -> Claim:
-        """Claim ``match_id``; :class:`MatchGoneError` if unknown or cancelled."""
-        request = worker_pb2.ClaimMatchRequest(match_id=match_id, worker_id=worker_id)
+    def claim(self, match_id: str, worker_id: str, task_id: str = "") -> Claim:
+        """Claim ``match_id``; :class:`MatchGoneError` if unknown or cancelled (or held by a
+        live attempt of another queue message than ``task_id``)."""
+        request = worker_pb2.ClaimMatchRequest(
+            match_id=match_id, worker_id=worker_id, task_id=task_id
+        )
         response: worker_pb2.ClaimMatchResponse = self._call(self._stub.ClaimMatch, request)
         if response.already_final:
             return Claim(None, True)
@@ -152,6 +165,53 @@ class MatchHostClient:
         response: worker_pb2.ReportMatchResponse = self._call(self._stub.ReportMatch, request)
         self._attempt.pop(match_id, None)
         return response
+
+    def claim_block(
+        self, match_ids: Sequence[str], worker_id: str, task_id: str = ""
+    ) -> list[BlockClaim]:
+        """Claim a duplicate block's matches in one call, one answer per id in order."""
+        request = worker_pb2.ClaimBlockRequest(
+            match_ids=list(match_ids), worker_id=worker_id, task_id=task_id
+        )
+        response: worker_pb2.ClaimBlockResponse = self._call(self._stub.ClaimBlock, request)
+        out = []
+        for c in response.claims:
+            if c.skipped:
+                out.append(BlockClaim(c.match_id, None, skipped=c.skipped))
+            elif c.claim.already_final:
+                out.append(BlockClaim(c.match_id, None, already_final=True))
+            else:
+                self._attempt[c.match_id] = c.claim.attempt_token
+                out.append(BlockClaim(c.match_id, plan_from_proto(c.claim.match)))
+        return out
+
+    def report_block(
+        self, records: Sequence[MatchRecord], voids: Sequence[tuple[str, str]], worker_id: str
+    ) -> dict[str, worker_pb2.ReportMatchResponse]:
+        """Report a block's played matches (and voided ones: (match id, reason)) in one
+        call; the server's answer by match id (``refused`` says why one was not taken)."""
+        reports = [
+            worker_pb2.ReportMatchRequest(
+                match_id=r.match_id,
+                worker_id=worker_id,
+                outcome=outcome_to_proto(r),
+                attempt_token=self._attempt.get(r.match_id, ""),
+            )
+            for r in records
+        ] + [
+            worker_pb2.ReportMatchRequest(
+                match_id=match_id,
+                worker_id=worker_id,
+                void_reason=reason[:500] or "void",
+                attempt_token=self._attempt.get(match_id, ""),
+            )
+            for match_id, reason in voids
+        ]
+        request = worker_pb2.ReportBlockRequest(worker_id=worker_id, reports=reports)
+        response: worker_pb2.ReportBlockResponse = self._call(self._stub.ReportBlock, request)
+        for r in reports:
+            self._attempt.pop(r.match_id, None)
+        return {r.match_id: a for r, a in zip(reports, response.results, strict=True)}
 
     def fetch_code(self, code_sha256: str) -> bytes:
         """The code of an uploaded bot version."""

@@ -1,6 +1,8 @@
-"""The ``hamlet.play_match`` task: thin, idempotent, takes a match id.
+"""The ``hamlet.play_block`` task (and the older ``hamlet.play_match``): thin, idempotent,
+takes a duplicate block's match ids (or one match id).
 
-It delegates to :func:`workers.play.execute` and only translates: a server that cannot be
+It delegates to :func:`workers.blocks.execute_block` (:func:`workers.play.execute`) and only
+translates: a server that cannot be
 reached means a retry with exponential backoff and jitter (bounded); a match that hits
 the soft time limit is reported void (the server re-queues it). Bot faults never reach
 here: they are results. Each pool child keeps one channel to the server, made after the
@@ -9,17 +11,23 @@ fork (gRPC channels must not cross a fork).
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import math
 import os
 import random
+import signal
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from celery import Celery, Task
 from celery.exceptions import SoftTimeLimitExceeded
 
+from workers.blocks import execute_block
 from workers.clients import CodeCache, SeatClients
-from workers.config import PLAY_MATCH_TASK, WorkerConfig
+from workers.config import PLAY_BLOCK_TASK, PLAY_MATCH_TASK, WorkerConfig
 from workers.metrics import METRICS, MatchOutcome
 from workers.play import execute
 from workers.reporting import HostRejectedError, HostUnavailableError, MatchHostClient
@@ -65,7 +73,13 @@ def play_match(task: Task[Any, Any], match_id: str) -> str:
     ctx = _child_context(config)
     try:
         return execute(
-            match_id, ctx.host, ctx.seats, ctx.worker_id, METRICS, reraise=(SoftTimeLimitExceeded,)
+            match_id,
+            ctx.host,
+            ctx.seats,
+            ctx.worker_id,
+            METRICS,
+            reraise=(SoftTimeLimitExceeded,),
+            task_id=str(getattr(task.request, "id", "") or ""),
         ).value
     except SoftTimeLimitExceeded:
         log.warning("match %s hit the soft time limit: voiding it", match_id)
@@ -83,8 +97,84 @@ def play_match(task: Task[Any, Any], match_id: str) -> str:
         return "rejected"
 
 
+def play_block(task: Task[Any, Any], match_ids: list[str]) -> list[str]:
+    """Body of the block task (bound ``task``): claim, play and report one duplicate block;
+    each match's outcome value. A retry replays the block (what was recorded stays)."""
+    from workers.celery_app import worker_config
+
+    config = worker_config(task.app)
+    ctx = _child_context(config)
+    task_id = str(getattr(task.request, "id", "") or "")
+    try:
+        outcomes = execute_block(
+            match_ids,
+            ctx.host,
+            ctx.seats,
+            ctx.worker_id,
+            METRICS,
+            task_id=task_id,
+            reraise=(SoftTimeLimitExceeded,),
+            per_match=lambda: soft_limit(config.match_soft_time_limit),
+        )
+        return [o.value for o in outcomes]
+    except SoftTimeLimitExceeded:
+        log.warning("block %s hit the soft time limit: the rest was voided", task_id)
+        return [MatchOutcome.VOIDED.value]
+    except HostUnavailableError as exc:
+        delay = retry_delay(
+            task.request.retries, config.retry_backoff_base, config.retry_backoff_max
+        )
+        if task.request.retries >= config.max_task_retries:
+            # Nothing is lost: the server sends the block's matches again once their lease
+            # (claimed) or the queue timeout (not claimed) runs out.
+            log.error("block %s: server unreachable, retries exhausted: %s", task_id, exc)
+            return ["unreachable"]
+        log.warning("block %s: server unreachable (%s); retrying in %.1fs", task_id, exc, delay)
+        raise task.retry(exc=exc, countdown=delay, max_retries=config.max_task_retries) from exc
+    except HostRejectedError:
+        log.exception("block %s: the server rejected a call; not retrying", task_id)
+        return ["rejected"]
+
+
+@contextlib.contextmanager
+def soft_limit(seconds: float) -> Iterator[None]:
+    """One match's soft time limit inside a block task: SoftTimeLimitExceeded is raised in
+    this (the pool child's main) thread after ``seconds``, as Celery raises it for a task;
+    the block task's own hard limit stays Celery's. Outside the main thread: no limit."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(_signum: int, _frame: object) -> None:
+        raise SoftTimeLimitExceeded(f"a match of the block ran over {seconds:g}s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def register(app: Celery) -> None:
-    """Register ``hamlet.play_match`` on ``app``."""
+    """Register ``hamlet.play_block`` (and ``hamlet.play_match``, for messages sent by a
+    server before blocks) on ``app``."""
+
+    from workers.celery_app import worker_config
+
+    config = worker_config(app)
+
+    @app.task(  # type: ignore[untyped-decorator]
+        name=PLAY_BLOCK_TASK,
+        bind=True,
+        acks_late=True,
+        reject_on_worker_lost=True,
+        shared=False,
+        # The app's limits are a block's; each match has its own soft limit (soft_limit).
+    )
+    def hamlet_play_block(self: Task[Any, Any], match_ids: list[str]) -> list[str]:
+        return play_block(self, list(match_ids))
 
     @app.task(  # type: ignore[untyped-decorator]
         name=PLAY_MATCH_TASK,
@@ -92,6 +182,9 @@ def register(app: Celery) -> None:
         acks_late=True,
         reject_on_worker_lost=True,
         shared=False,  # one registration per app (tests make several)
+        # one match: one match's limits (the app's are a block's)
+        time_limit=math.ceil(config.match_time_limit),
+        soft_time_limit=math.ceil(config.match_soft_time_limit),
     )
     def hamlet_play_match(self: Task[Any, Any], match_id: str) -> str:
         return play_match(self, match_id)

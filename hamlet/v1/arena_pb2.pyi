@@ -1030,20 +1030,56 @@ class ListTournamentsResponse(_message.Message):
 Global___ListTournamentsResponse: _TypeAlias = ListTournamentsResponse  # noqa: Y015
 
 @_typing.final
+class ListMatchesRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.str
+    """field 1 as in TournamentRef: old callers' bytes still parse"""
+    page_size: _builtins.int
+    """0 means 100; at most 5000"""
+    page_token: _builtins.str
+    """next_page_token of the page before; empty for the first page"""
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMatchesRequest: _TypeAlias = ListMatchesRequest  # noqa: Y015
+
+@_typing.final
 class ListMatchesResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     MATCHES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    TOTAL_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """empty on the last page"""
+    total: _builtins.int
+    """matches in the tournament"""
     @_builtins.property
     def matches(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.Match]: ...
     def __init__(
         self,
         *,
         matches: _abc.Iterable[_common_pb2.Match] | None = ...,
+        next_page_token: _builtins.str = ...,
+        total: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["matches", b"matches"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["matches", b"matches", "next_page_token", b"next_page_token", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1051,6 +1087,8 @@ Global___ListMatchesResponse: _TypeAlias = ListMatchesResponse  # noqa: Y015
 
 @_typing.final
 class WatchTournamentRequest(_message.Message):
+    """RESOURCE_EXHAUSTED when the server already holds its cap of open streams."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TOURNAMENT_ID_FIELD_NUMBER: _builtins.int

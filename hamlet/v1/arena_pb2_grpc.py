@@ -97,7 +97,7 @@ class ArenaStub:
                 _registered_method=True)
         self.ListMatches = channel.unary_unary(
                 '/hamlet.v1.Arena/ListMatches',
-                request_serializer=hamlet_dot_v1_dot_arena__pb2.TournamentRef.SerializeToString,
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
                 response_deserializer=hamlet_dot_v1_dot_arena__pb2.ListMatchesResponse.FromString,
                 _registered_method=True)
         self.WatchTournament = channel.unary_stream(
@@ -279,7 +279,9 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListMatches(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """One page of a tournament's matches in (round, table, rotation) order; follow
+        next_page_token until it is empty. A page costs a constant number of queries.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -474,7 +476,7 @@ def add_ArenaServicer_to_server(servicer, server):
             ),
             'ListMatches': grpc.unary_unary_rpc_method_handler(
                     servicer.ListMatches,
-                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.TournamentRef.FromString,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.ListMatchesRequest.FromString,
                     response_serializer=hamlet_dot_v1_dot_arena__pb2.ListMatchesResponse.SerializeToString,
             ),
             'WatchTournament': grpc.unary_stream_rpc_method_handler(
@@ -917,7 +919,7 @@ class Arena:
             request,
             target,
             '/hamlet.v1.Arena/ListMatches',
-            hamlet_dot_v1_dot_arena__pb2.TournamentRef.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
             hamlet_dot_v1_dot_arena__pb2.ListMatchesResponse.FromString,
             options,
             channel_credentials,

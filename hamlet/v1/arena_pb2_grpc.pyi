@@ -67,7 +67,10 @@ class ArenaStub:
     CancelTournament: _grpc.UnaryUnaryMultiCallable[_arena_pb2.TournamentRef, _arena_pb2.Tournament]
     GetTournament: _grpc.UnaryUnaryMultiCallable[_arena_pb2.TournamentRef, _arena_pb2.Tournament]
     ListTournaments: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListTournamentsRequest, _arena_pb2.ListTournamentsResponse]
-    ListMatches: _grpc.UnaryUnaryMultiCallable[_arena_pb2.TournamentRef, _arena_pb2.ListMatchesResponse]
+    ListMatches: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListMatchesRequest, _arena_pb2.ListMatchesResponse]
+    """One page of a tournament's matches in (round, table, rotation) order; follow
+    next_page_token until it is empty. A page costs a constant number of queries.
+    """
     WatchTournament: _grpc.UnaryStreamMultiCallable[_arena_pb2.WatchTournamentRequest, _arena_pb2.TournamentEvent]
     """Progress and every match result as it finishes; ends when the tournament is final."""
     GetMatch: _grpc.UnaryUnaryMultiCallable[_arena_pb2.MatchRef, _arena_pb2.MatchDetail]
@@ -135,7 +138,10 @@ class ArenaAsyncStub(ArenaStub):
     CancelTournament: _aio.UnaryUnaryMultiCallable[_arena_pb2.TournamentRef, _arena_pb2.Tournament]  # type: ignore[assignment]
     GetTournament: _aio.UnaryUnaryMultiCallable[_arena_pb2.TournamentRef, _arena_pb2.Tournament]  # type: ignore[assignment]
     ListTournaments: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListTournamentsRequest, _arena_pb2.ListTournamentsResponse]  # type: ignore[assignment]
-    ListMatches: _aio.UnaryUnaryMultiCallable[_arena_pb2.TournamentRef, _arena_pb2.ListMatchesResponse]  # type: ignore[assignment]
+    ListMatches: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListMatchesRequest, _arena_pb2.ListMatchesResponse]  # type: ignore[assignment]
+    """One page of a tournament's matches in (round, table, rotation) order; follow
+    next_page_token until it is empty. A page costs a constant number of queries.
+    """
     WatchTournament: _aio.UnaryStreamMultiCallable[_arena_pb2.WatchTournamentRequest, _arena_pb2.TournamentEvent]  # type: ignore[assignment]
     """Progress and every match result as it finishes; ends when the tournament is final."""
     GetMatch: _aio.UnaryUnaryMultiCallable[_arena_pb2.MatchRef, _arena_pb2.MatchDetail]  # type: ignore[assignment]
@@ -276,9 +282,12 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
     def ListMatches(
         self,
-        request: _arena_pb2.TournamentRef,
+        request: _arena_pb2.ListMatchesRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_arena_pb2.ListMatchesResponse, _abc.Awaitable[_arena_pb2.ListMatchesResponse]]: ...
+    ) -> _typing.Union[_arena_pb2.ListMatchesResponse, _abc.Awaitable[_arena_pb2.ListMatchesResponse]]:
+        """One page of a tournament's matches in (round, table, rotation) order; follow
+        next_page_token until it is empty. A page costs a constant number of queries.
+        """
 
     @_abc_1.abstractmethod
     def WatchTournament(

@@ -93,17 +93,24 @@ class ClaimMatchRequest(_message.Message):
 
     MATCH_ID_FIELD_NUMBER: _builtins.int
     WORKER_ID_FIELD_NUMBER: _builtins.int
+    TASK_ID_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     worker_id: _builtins.str
+    task_id: _builtins.str
+    """The queue message's id. A claim of a match that a live attempt holds takes it over only
+    when it comes from the same message (a redelivery after a worker died), never from a
+    re-sent copy; empty: always take over.
+    """
     def __init__(
         self,
         *,
         match_id: _builtins.str = ...,
         worker_id: _builtins.str = ...,
+        task_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "worker_id", b"worker_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "task_id", b"task_id", "worker_id", b"worker_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -482,23 +489,154 @@ class ReportMatchResponse(_message.Message):
 
     RECORDED_FIELD_NUMBER: _builtins.int
     DUPLICATE_FIELD_NUMBER: _builtins.int
+    REFUSED_FIELD_NUMBER: _builtins.int
     recorded: _builtins.bool
     """this report made the match final"""
     duplicate: _builtins.bool
     """the match was already final: nothing changed"""
+    refused: _builtins.str
+    """in a block report: why this match was not recorded (empty if it was)"""
     def __init__(
         self,
         *,
         recorded: _builtins.bool = ...,
         duplicate: _builtins.bool = ...,
+        refused: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "recorded", b"recorded"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "recorded", b"recorded", "refused", b"refused"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReportMatchResponse: _TypeAlias = ReportMatchResponse  # noqa: Y015
+
+@_typing.final
+class ClaimBlockRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_IDS_FIELD_NUMBER: _builtins.int
+    WORKER_ID_FIELD_NUMBER: _builtins.int
+    TASK_ID_FIELD_NUMBER: _builtins.int
+    worker_id: _builtins.str
+    task_id: _builtins.str
+    """as in ClaimMatchRequest"""
+    @_builtins.property
+    def match_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the block's matches, as the queue message lists them"""
+
+    def __init__(
+        self,
+        *,
+        match_ids: _abc.Iterable[_builtins.str] | None = ...,
+        worker_id: _builtins.str = ...,
+        task_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_ids", b"match_ids", "task_id", b"task_id", "worker_id", b"worker_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimBlockRequest: _TypeAlias = ClaimBlockRequest  # noqa: Y015
+
+@_typing.final
+class BlockClaim(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    CLAIM_FIELD_NUMBER: _builtins.int
+    SKIPPED_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    skipped: _builtins.str
+    """not to be played by this attempt (cancelled, held elsewhere)"""
+    @_builtins.property
+    def claim(self) -> Global___ClaimMatchResponse:
+        """match and attempt_token when claimed; or already_final"""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        claim: Global___ClaimMatchResponse | None = ...,
+        skipped: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["claim", b"claim"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["claim", b"claim", "match_id", b"match_id", "skipped", b"skipped"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BlockClaim: _TypeAlias = BlockClaim  # noqa: Y015
+
+@_typing.final
+class ClaimBlockResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CLAIMS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def claims(self) -> _containers.RepeatedCompositeFieldContainer[Global___BlockClaim]:
+        """by request order"""
+
+    def __init__(
+        self,
+        *,
+        claims: _abc.Iterable[Global___BlockClaim] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["claims", b"claims"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimBlockResponse: _TypeAlias = ClaimBlockResponse  # noqa: Y015
+
+@_typing.final
+class ReportBlockRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WORKER_ID_FIELD_NUMBER: _builtins.int
+    REPORTS_FIELD_NUMBER: _builtins.int
+    worker_id: _builtins.str
+    @_builtins.property
+    def reports(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReportMatchRequest]:
+        """one per claimed match: outcome or void_reason"""
+
+    def __init__(
+        self,
+        *,
+        worker_id: _builtins.str = ...,
+        reports: _abc.Iterable[Global___ReportMatchRequest] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reports", b"reports", "worker_id", b"worker_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReportBlockRequest: _TypeAlias = ReportBlockRequest  # noqa: Y015
+
+@_typing.final
+class ReportBlockResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESULTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReportMatchResponse]:
+        """by report order"""
+
+    def __init__(
+        self,
+        *,
+        results: _abc.Iterable[Global___ReportMatchResponse] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["results", b"results"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReportBlockResponse: _TypeAlias = ReportBlockResponse  # noqa: Y015
 
 @_typing.final
 class FetchBotCodeRequest(_message.Message):

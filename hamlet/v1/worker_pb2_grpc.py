@@ -45,6 +45,16 @@ class MatchHostStub:
                 request_serializer=hamlet_dot_v1_dot_worker__pb2.ReportMatchRequest.SerializeToString,
                 response_deserializer=hamlet_dot_v1_dot_worker__pb2.ReportMatchResponse.FromString,
                 _registered_method=True)
+        self.ClaimBlock = channel.unary_unary(
+                '/hamlet.v1.MatchHost/ClaimBlock',
+                request_serializer=hamlet_dot_v1_dot_worker__pb2.ClaimBlockRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_worker__pb2.ClaimBlockResponse.FromString,
+                _registered_method=True)
+        self.ReportBlock = channel.unary_unary(
+                '/hamlet.v1.MatchHost/ReportBlock',
+                request_serializer=hamlet_dot_v1_dot_worker__pb2.ReportBlockRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_worker__pb2.ReportBlockResponse.FromString,
+                _registered_method=True)
         self.FetchBotCode = channel.unary_unary(
                 '/hamlet.v1.MatchHost/FetchBotCode',
                 request_serializer=hamlet_dot_v1_dot_worker__pb2.FetchBotCodeRequest.SerializeToString,
@@ -71,6 +81,23 @@ class MatchHostServicer:
 
     def ReportMatch(self, request, context):
         """Record a played (or voided) match. Idempotent: a second report for a final match is a no-op.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ClaimBlock(self, request, context):
+        """Claim the matches of one duplicate block (the seat rotations of one table and seed)
+        at once: one answer per match id, in order. Final matches come back already_final;
+        a match another live attempt is playing comes back with skipped set.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReportBlock(self, request, context):
+        """Report a block's played (or voided) matches in one call, recorded in one transaction;
+        each match is recorded at most once, and a refused one does not stop the others.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -103,6 +130,16 @@ def add_MatchHostServicer_to_server(servicer, server):
                     servicer.ReportMatch,
                     request_deserializer=hamlet_dot_v1_dot_worker__pb2.ReportMatchRequest.FromString,
                     response_serializer=hamlet_dot_v1_dot_worker__pb2.ReportMatchResponse.SerializeToString,
+            ),
+            'ClaimBlock': grpc.unary_unary_rpc_method_handler(
+                    servicer.ClaimBlock,
+                    request_deserializer=hamlet_dot_v1_dot_worker__pb2.ClaimBlockRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_worker__pb2.ClaimBlockResponse.SerializeToString,
+            ),
+            'ReportBlock': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReportBlock,
+                    request_deserializer=hamlet_dot_v1_dot_worker__pb2.ReportBlockRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_worker__pb2.ReportBlockResponse.SerializeToString,
             ),
             'FetchBotCode': grpc.unary_unary_rpc_method_handler(
                     servicer.FetchBotCode,
@@ -170,6 +207,60 @@ class MatchHost:
             '/hamlet.v1.MatchHost/ReportMatch',
             hamlet_dot_v1_dot_worker__pb2.ReportMatchRequest.SerializeToString,
             hamlet_dot_v1_dot_worker__pb2.ReportMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ClaimBlock(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.MatchHost/ClaimBlock',
+            hamlet_dot_v1_dot_worker__pb2.ClaimBlockRequest.SerializeToString,
+            hamlet_dot_v1_dot_worker__pb2.ClaimBlockResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReportBlock(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.MatchHost/ReportBlock',
+            hamlet_dot_v1_dot_worker__pb2.ReportBlockRequest.SerializeToString,
+            hamlet_dot_v1_dot_worker__pb2.ReportBlockResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -49,6 +49,15 @@ class MatchHostStub:
     """
     ReportMatch: _grpc.UnaryUnaryMultiCallable[_worker_pb2.ReportMatchRequest, _worker_pb2.ReportMatchResponse]
     """Record a played (or voided) match. Idempotent: a second report for a final match is a no-op."""
+    ClaimBlock: _grpc.UnaryUnaryMultiCallable[_worker_pb2.ClaimBlockRequest, _worker_pb2.ClaimBlockResponse]
+    """Claim the matches of one duplicate block (the seat rotations of one table and seed)
+    at once: one answer per match id, in order. Final matches come back already_final;
+    a match another live attempt is playing comes back with skipped set.
+    """
+    ReportBlock: _grpc.UnaryUnaryMultiCallable[_worker_pb2.ReportBlockRequest, _worker_pb2.ReportBlockResponse]
+    """Report a block's played (or voided) matches in one call, recorded in one transaction;
+    each match is recorded at most once, and a refused one does not stop the others.
+    """
     FetchBotCode: _grpc.UnaryUnaryMultiCallable[_worker_pb2.FetchBotCodeRequest, _worker_pb2.FetchBotCodeResponse]
     """The code of an uploaded bot version, addressed by its SHA-256 (hex)."""
     AnnounceWorker: _grpc.UnaryUnaryMultiCallable[_worker_pb2.AnnounceWorkerRequest, _worker_pb2.AnnounceWorkerResponse]
@@ -67,6 +76,15 @@ class MatchHostAsyncStub(MatchHostStub):
     """
     ReportMatch: _aio.UnaryUnaryMultiCallable[_worker_pb2.ReportMatchRequest, _worker_pb2.ReportMatchResponse]  # type: ignore[assignment]
     """Record a played (or voided) match. Idempotent: a second report for a final match is a no-op."""
+    ClaimBlock: _aio.UnaryUnaryMultiCallable[_worker_pb2.ClaimBlockRequest, _worker_pb2.ClaimBlockResponse]  # type: ignore[assignment]
+    """Claim the matches of one duplicate block (the seat rotations of one table and seed)
+    at once: one answer per match id, in order. Final matches come back already_final;
+    a match another live attempt is playing comes back with skipped set.
+    """
+    ReportBlock: _aio.UnaryUnaryMultiCallable[_worker_pb2.ReportBlockRequest, _worker_pb2.ReportBlockResponse]  # type: ignore[assignment]
+    """Report a block's played (or voided) matches in one call, recorded in one transaction;
+    each match is recorded at most once, and a refused one does not stop the others.
+    """
     FetchBotCode: _aio.UnaryUnaryMultiCallable[_worker_pb2.FetchBotCodeRequest, _worker_pb2.FetchBotCodeResponse]  # type: ignore[assignment]
     """The code of an uploaded bot version, addressed by its SHA-256 (hex)."""
     AnnounceWorker: _aio.UnaryUnaryMultiCallable[_worker_pb2.AnnounceWorkerRequest, _worker_pb2.AnnounceWorkerResponse]  # type: ignore[assignment]
@@ -94,6 +112,27 @@ class MatchHostServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_worker_pb2.ReportMatchResponse, _abc.Awaitable[_worker_pb2.ReportMatchResponse]]:
         """Record a played (or voided) match. Idempotent: a second report for a final match is a no-op."""
+
+    @_abc_1.abstractmethod
+    def ClaimBlock(
+        self,
+        request: _worker_pb2.ClaimBlockRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_worker_pb2.ClaimBlockResponse, _abc.Awaitable[_worker_pb2.ClaimBlockResponse]]:
+        """Claim the matches of one duplicate block (the seat rotations of one table and seed)
+        at once: one answer per match id, in order. Final matches come back already_final;
+        a match another live attempt is playing comes back with skipped set.
+        """
+
+    @_abc_1.abstractmethod
+    def ReportBlock(
+        self,
+        request: _worker_pb2.ReportBlockRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_worker_pb2.ReportBlockResponse, _abc.Awaitable[_worker_pb2.ReportBlockResponse]]:
+        """Report a block's played (or voided) matches in one call, recorded in one transaction;
+        each match is recorded at most once, and a refused one does not stop the others.
+        """
 
     @_abc_1.abstractmethod
     def FetchBotCode(

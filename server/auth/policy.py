@@ -72,7 +72,14 @@ METHODS: dict[str, Access] = {
     **{f"{ARENA}/{m}": Access.USER for m in ("CreateToken", "ListTokens", "RevokeToken")},
     **{
         f"{MATCH_HOST}/{m}": Access.WORKER
-        for m in ("ClaimMatch", "ReportMatch", "FetchBotCode", "AnnounceWorker")
+        for m in (
+            "ClaimMatch",
+            "ReportMatch",
+            "ClaimBlock",
+            "ReportBlock",
+            "FetchBotCode",
+            "AnnounceWorker",
+        )
     },
 }
 

@@ -14,15 +14,18 @@ from server.auth.identity import names
 from server.ratings import sprt
 from server.servicers import convert
 from server.servicers.errors import stream, unary
+from server.servicers.gate import StreamGate
 from server.services import seattraces
 from server.services import validation as v
 from server.services.accounts import AccountService
 from server.services.bots import BotService
 from server.services.errors import InvalidArgumentError
+from server.services.feed import MatchEvent, follow
 from server.services.headtohead import HeadToHeadService
 from server.services.history import HistoryService
 from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
+from server.services.listing import MatchListing
 from server.services.matches import MatchService
 from server.services.remote_bots import RemoteBotService
 from server.services.tournaments import (
@@ -32,7 +35,7 @@ from server.services.tournaments import (
     TournamentRequest,
     TournamentService,
 )
-from server.storage import BotRecord, MatchRecord, Store
+from server.storage import BotRecord, MatchRecord, Store, TournamentRecord
 
 _FORMATS = {
     common_pb2.TOURNAMENT_FORMAT_UNSPECIFIED: ROUND_ROBIN,
@@ -57,6 +60,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         ladder: LadderService,
         tests: HeadToHeadService,
         remote: RemoteBotService,
+        streams: StreamGate | None = None,
     ) -> None:
         self.store = store
         self.bots = bots
@@ -68,6 +72,13 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self.ladder = ladder
         self.tests = tests
         self.remote = remote
+        self.listing = MatchListing(store)
+        self.streams = streams or StreamGate(16)
+        self._event_lock = threading.Lock()
+        self._events: dict[
+            tuple[int, int],
+            tuple[TournamentRecord, MatchEvent | None, arena_pb2.TournamentEvent],
+        ] = {}
 
     @unary
     def ListGames(
@@ -227,26 +238,27 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     @unary
     def ListMatches(
-        self, request: arena_pb2.TournamentRef, context: grpc.ServicerContext
+        self, request: arena_pb2.ListMatchesRequest, context: grpc.ServicerContext
     ) -> arena_pb2.ListMatchesResponse:
-        found = self.tournaments.matches(request.tournament_id)
-        open_blocks = {(m.round, m.table) for m in found if not m.status.final}
+        page = self.listing.page(request.tournament_id, request.page_size, request.page_token)
         return arena_pb2.ListMatchesResponse(
-            matches=[convert.match(m, (m.round, m.table) not in open_blocks) for m in found]
+            matches=[convert.match(m, published) for m, published in page.matches],
+            next_page_token=page.next_page_token,
+            total=page.total,
         )
 
     @stream
     def WatchTournament(
         self, request: arena_pb2.WatchTournamentRequest, context: grpc.ServicerContext
     ) -> Iterator[arena_pb2.TournamentEvent]:
-        stop = threading.Event()
-        context.add_callback(stop.set)
-        events = self.tournaments.watch(request.tournament_id, request.include_finished, stop=stop)
-        for record, match in events:
-            event = arena_pb2.TournamentEvent(tournament=convert.tournament(record))
-            if match is not None:
-                event.match.CopyFrom(convert.match(match, self.matches.published(match)))
-            yield event
+        self.tournaments.get(request.tournament_id)  # NOT_FOUND before taking a place
+        with self.streams.hold():
+            stop = threading.Event()
+            context.add_callback(stop.set)
+            feed = self.matches.feed
+            events = follow(feed, request.tournament_id, request.include_finished, stop)
+            for record, match in events:
+                yield self._event(record, match)
 
     @unary
     def GetMatch(
@@ -333,10 +345,11 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     def WatchSprt(
         self, request: arena_pb2.SprtRef, context: grpc.ServicerContext
     ) -> Iterator[arena_pb2.SprtStatus]:
-        stop = threading.Event()
-        context.add_callback(stop.set)
-        for status in self.tests.watch(request.test_id, stop):
-            yield convert.sprt_status(status)
+        with self.streams.hold():
+            stop = threading.Event()
+            context.add_callback(stop.set)
+            for status in self.tests.watch(request.test_id, stop):
+                yield convert.sprt_status(status)
 
     @unary
     def JoinLadder(
@@ -425,6 +438,25 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self, request: arena_pb2.RevokeTokenRequest, context: grpc.ServicerContext
     ) -> arena_pb2.TokenInfo:
         return convert.token_info(self.accounts.revoke(current_principal(), request.token_id))
+
+    def _event(
+        self, record: TournamentRecord, match: MatchEvent | None
+    ) -> arena_pb2.TournamentEvent:
+        """An event as sent: converted once, however many streams send it (the feed hands
+        every stream the same snapshot and event objects)."""
+        key = (id(record), id(match))
+        with self._event_lock:
+            cached = self._events.get(key)
+            if cached is not None and cached[0] is record and cached[1] is match:
+                return cached[2]
+        event = arena_pb2.TournamentEvent(tournament=convert.tournament(record))
+        if match is not None:
+            event.match.CopyFrom(convert.match(match.match, match.published))
+        with self._event_lock:
+            self._events[key] = (record, match, event)
+            while len(self._events) > 1024:
+                self._events.pop(next(iter(self._events)))
+        return event
 
     def _may_change(self, tournament_id: str, what: str) -> None:
         record = self.tournaments.get(tournament_id)

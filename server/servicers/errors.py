@@ -15,8 +15,10 @@ from server.services.errors import (
     InvalidArgumentError,
     NotFoundError,
     PermissionDeniedError,
+    ResourceExhaustedError,
     ServiceError,
     UnauthenticatedError,
+    UnavailableError,
 )
 
 _CODES: dict[type[ServiceError], grpc.StatusCode] = {
@@ -26,6 +28,8 @@ _CODES: dict[type[ServiceError], grpc.StatusCode] = {
     AlreadyExistsError: grpc.StatusCode.ALREADY_EXISTS,
     UnauthenticatedError: grpc.StatusCode.UNAUTHENTICATED,
     PermissionDeniedError: grpc.StatusCode.PERMISSION_DENIED,
+    ResourceExhaustedError: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    UnavailableError: grpc.StatusCode.UNAVAILABLE,
 }
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -11,9 +11,9 @@ from server.metrics import ServerMetrics
 from server.servicers.errors import unary
 from server.services import validation as v
 from server.services.bots import BotService, BuiltinBot
-from server.services.errors import InvalidArgumentError
+from server.services.errors import InvalidArgumentError, ServiceError
 from server.services.hygiene import strip_nul
-from server.services.matches import MatchService
+from server.services.matches import MAX_BLOCK, Claim, MatchService, Report
 from server.services.remote_bots import Pin, RemoteBotService
 from server.services.seattraces import MAX_TRACE_BYTES
 from server.storage import (
@@ -157,13 +157,9 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
     def ClaimMatch(
         self, request: worker_pb2.ClaimMatchRequest, context: grpc.ServicerContext
     ) -> worker_pb2.ClaimMatchResponse:
-        claim = self.matches.claim(request.match_id, request.worker_id)
+        claim = self.matches.claim(request.match_id, request.worker_id, request.task_id)
         self.metrics.sightings.seen(request.worker_id)
-        pins = {
-            s.seat: self.remote.pin(s.endpoint)
-            for s in claim.match.seats
-            if s.origin == "remote" and not claim.already_final
-        }
+        pins = self._pins(claim)
         return worker_pb2.ClaimMatchResponse(
             match=match_spec(claim.match, pins),
             already_final=claim.already_final,
@@ -176,23 +172,93 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
     ) -> worker_pb2.ReportMatchResponse:
         kind = request.WhichOneof("report")
         if kind == "void_reason":
-            if len(request.void_reason) > MAX_VOID_REASON:
-                raise InvalidArgumentError(
-                    f"void_reason is longer than {MAX_VOID_REASON} characters"
-                )
-            game = self.matches.get(request.match_id).game
-            status = self.matches.void(request.match_id, request.void_reason, request.attempt_token)
-            if status is MatchStatus.FAILED:
-                self.metrics.matches_recorded.labels(game, "failed").inc()
-            elif status is MatchStatus.QUEUED:
-                self.metrics.matches_requeued.labels("void").inc()
-            return worker_pb2.ReportMatchResponse(recorded=False, duplicate=status is None)
+            return self._void(request)
         if kind != "outcome":
             raise InvalidArgumentError("a report carries an outcome or a void_reason")
         v.identifier("match_id", request.match_id)
         report = self.matches.report(
             request.match_id, request.attempt_token, outcome_from_proto(request.outcome)
         )
+        self._count(report)
+        return worker_pb2.ReportMatchResponse(recorded=report.recorded, duplicate=report.duplicate)
+
+    @unary
+    def ClaimBlock(
+        self, request: worker_pb2.ClaimBlockRequest, context: grpc.ServicerContext
+    ) -> worker_pb2.ClaimBlockResponse:
+        claims = self.matches.claim_block(
+            list(request.match_ids), request.worker_id, request.task_id
+        )
+        self.metrics.sightings.seen(request.worker_id)
+        return worker_pb2.ClaimBlockResponse(
+            claims=[
+                worker_pb2.BlockClaim(match_id=match_id, skipped=why)
+                if claim is None
+                else worker_pb2.BlockClaim(
+                    match_id=match_id,
+                    claim=worker_pb2.ClaimMatchResponse(
+                        match=match_spec(claim.match, self._pins(claim)),
+                        already_final=claim.already_final,
+                        attempt_token=claim.attempt_token,
+                    ),
+                )
+                for match_id, claim, why in claims
+            ]
+        )
+
+    @unary
+    def ReportBlock(
+        self, request: worker_pb2.ReportBlockRequest, context: grpc.ServicerContext
+    ) -> worker_pb2.ReportBlockResponse:
+        if not 1 <= len(request.reports) <= MAX_BLOCK:
+            raise InvalidArgumentError(f"a block report has 1 to {MAX_BLOCK} reports")
+        played = []
+        answers: dict[int, worker_pb2.ReportMatchResponse] = {}
+        for i, report in enumerate(request.reports):
+            if report.WhichOneof("report") == "outcome":
+                v.identifier("match_id", report.match_id)
+                played.append((i, report))
+            else:  # a void (rare): on its own
+                try:
+                    answers[i] = self._void(report)
+                except ServiceError as exc:
+                    answers[i] = worker_pb2.ReportMatchResponse(refused=str(exc))
+        results = self.matches.report_many(
+            [(r.match_id, r.attempt_token, outcome_from_proto(r.outcome)) for _, r in played]
+        )
+        for (i, _), result in zip(played, results, strict=True):
+            if isinstance(result, ServiceError):
+                answers[i] = worker_pb2.ReportMatchResponse(refused=str(result))
+                continue
+            self._count(result)
+            answers[i] = worker_pb2.ReportMatchResponse(
+                recorded=result.recorded, duplicate=result.duplicate
+            )
+        return worker_pb2.ReportBlockResponse(results=[answers[i] for i in sorted(answers)])
+
+    def _void(self, request: worker_pb2.ReportMatchRequest) -> worker_pb2.ReportMatchResponse:
+        if request.WhichOneof("report") != "void_reason":
+            raise InvalidArgumentError("a report carries an outcome or a void_reason")
+        if len(request.void_reason) > MAX_VOID_REASON:
+            raise InvalidArgumentError(f"void_reason is longer than {MAX_VOID_REASON} characters")
+        game = self.matches.get(request.match_id).game
+        status = self.matches.void(request.match_id, request.void_reason, request.attempt_token)
+        if status is MatchStatus.FAILED:
+            self.metrics.matches_recorded.labels(game, "failed").inc()
+        elif status is MatchStatus.QUEUED:
+            self.metrics.matches_requeued.labels("void").inc()
+        return worker_pb2.ReportMatchResponse(recorded=False, duplicate=status is None)
+
+    def _pins(self, claim: Claim) -> dict[int, Pin]:
+        """Where each remote seat's bot is, resolved and checked again at every claim (a name
+        that now points outside the allow-list gets no address: the seat forfeits)."""
+        if claim.already_final:
+            return {}
+        return {
+            s.seat: self.remote.pin(s.endpoint) for s in claim.match.seats if s.origin == "remote"
+        }
+
+    def _count(self, report: Report) -> None:
         if report.recorded:
             forfeit = any(s.forfeit_reason for s in report.match.seats)
             self.metrics.matches_recorded.labels(
@@ -200,7 +266,6 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
             ).inc()
         else:
             self.metrics.duplicate_reports.inc()
-        return worker_pb2.ReportMatchResponse(recorded=report.recorded, duplicate=report.duplicate)
 
     @unary
     def FetchBotCode(

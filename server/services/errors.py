@@ -29,3 +29,11 @@ class UnauthenticatedError(ServiceError):
 
 class PermissionDeniedError(ServiceError):
     """The caller is known but may not do this (scope or owner)."""
+
+
+class ResourceExhaustedError(ServiceError):
+    """A bounded resource is in use up to its cap (e.g. open streams); try again later."""
+
+
+class UnavailableError(ServiceError):
+    """A service this call needs (the queue's broker) did not answer; nothing was done."""

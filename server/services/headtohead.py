@@ -21,7 +21,7 @@ from server.ratings import sprt
 from server.services import commitments
 from server.services import validation as v
 from server.services.errors import InvalidArgumentError, NotFoundError
-from server.services.scheduling import Enqueuer
+from server.services.scheduling import Enqueuer, send_quietly
 from server.services.tournaments import MAX_DECISION_MS, TIME_BANK_FACTOR, plan_round
 from server.storage import (
     BotRecord,
@@ -196,7 +196,7 @@ class HeadToHeadService:
             if not self.store.add_matches(tournament_id, version, matches):
                 break
             queued += self.store.mark_queued([m.match_id for m in matches], self.now())
-        self.enqueuer.enqueue(queued)
+        send_quietly(self.enqueuer, queued)
         return queued
 
     def watch(self, tournament_id: str, stop: threading.Event) -> Iterator[TestStatus]:

@@ -27,7 +27,7 @@ from server import elo
 from server.services import commitments
 from server.services import validation as v
 from server.services.errors import InvalidArgumentError, NotFoundError
-from server.services.scheduling import Enqueuer
+from server.services.scheduling import Enqueuer, send_quietly
 from server.services.tournaments import TIME_BANK_FACTOR, plan_round
 from server.storage import BotRecord, NewTournament, Store, TournamentRecord, TournamentStatus
 from server.storage.base import utcnow
@@ -166,7 +166,7 @@ class LadderService:
             open_blocks.append((rnd, tuple(b.name for b in table)))
             if self.on_block is not None:
                 self.on_block(game)
-        self.enqueuer.enqueue(queued)
+        send_quietly(self.enqueuer, queued)
         return queued
 
     def _pick(

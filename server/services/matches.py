@@ -3,22 +3,31 @@ reading matches back and replaying them through the engine."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
 import logging
 import secrets
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import games
 from games.replay import ranks_with_forfeits
 from server.services import validation as v
-from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
-from server.services.hygiene import finite_seconds, no_nul, strip_nul
-from server.services.scheduling import Enqueuer
+from server.services.errors import (
+    FailedPreconditionError,
+    InvalidArgumentError,
+    NotFoundError,
+    ServiceError,
+)
+from server.services.feed import TournamentFeed
+from server.services.hygiene import strip_nul
+from server.services.outcomes import check_outcome, clean_outcome
+from server.services.scheduling import Enqueuer, send_quietly
 from server.services.seattraces import check_traces
 from server.services.verify import verify_outcome
 from server.storage import DecisionRecord, MatchRecord, MatchStatus, Outcome, Store
@@ -26,8 +35,8 @@ from server.storage.base import utcnow
 
 log = logging.getLogger(__name__)
 
-FORFEIT_REASONS = ("crash", "timeout", "illegal_action", "bad_output", "unreachable")
-MAX_DETAIL = 2000
+#: Matches in one block at most (a table of up to 4 seats: 4 rotations; room to spare).
+MAX_BLOCK = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +60,14 @@ class Report:
     recorded: bool
     duplicate: bool
     match: MatchRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Reaped:
+    """What one beat of the reaper sent again."""
+
+    requeued: tuple[str, ...]  # leases expired: the attempt is over
+    resent: tuple[str, ...]  # queued, message presumed lost: no attempt counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +103,14 @@ class MatchService:
         store: Store,
         enqueuer: Enqueuer,
         lease_seconds: float = 900.0,
-        queue_timeout_seconds: float = 3600.0,
+        queue_timeout_seconds: float = 300.0,
         max_attempts: int = 5,
         now: Callable[[], datetime] | None = None,
+        feed: TournamentFeed | None = None,
     ) -> None:
         self.store = store
+        #: Where final matches are announced to watchers (shared with the tournaments).
+        self.feed = feed or TournamentFeed(store)
         self.enqueuer = enqueuer
         self.lease = timedelta(seconds=lease_seconds)
         self.queue_timeout = timedelta(seconds=queue_timeout_seconds)
@@ -99,6 +119,9 @@ class MatchService:
         #: Called with a tournament id when one of its matches became final (a Swiss
         #: tournament pairs its next round then).
         self.on_final: Callable[[str], object] | None = None
+        #: Called with (stage, seconds): "dispatch" (sent -> claimed) at each claim, and
+        #: "report" (report received -> final) at each report call.
+        self.observers: list[Callable[[str, float], object]] = []
 
     def get(self, match_id: str) -> MatchRecord:
         """A match, or NotFoundError."""
@@ -120,25 +143,44 @@ class MatchService:
         its seed is final (before, they would tell the others' bots what chance holds)."""
         return not self.store.block_open(match.tournament_id, match.round, match.table)
 
-    def claim(self, match_id: str, worker_id: str) -> Claim:
-        """Lease a match to a new attempt with a fresh attempt token. A final match is handed
-        back with ``already_final`` (the worker acks its task and stops); a redelivered running
-        match is leased again (the earlier attempt's token stops working)."""
+    def claim(
+        self, match_id: str, worker_id: str, task_id: str = "", lease_factor: int = 1
+    ) -> Claim:
+        """Lease a match to a new attempt with a fresh attempt token (the attempt is counted
+        here). A final match is handed back with ``already_final`` (the worker acks its task
+        and stops); a redelivered running match is leased again (the earlier attempt's token
+        stops working), unless ``task_id`` says the claim comes from a re-sent copy of the
+        message while a live attempt holds the match (FAILED_PRECONDITION: drop the copy)."""
         v.worker_id(worker_id)
+        if len(task_id) > 64:
+            raise InvalidArgumentError("task_id is longer than 64 characters")
         match = self.get(match_id)
         if match.status is MatchStatus.CANCELLED:
             raise FailedPreconditionError(f"match {match_id} was cancelled")
         if match.status.final:
             return Claim(match, already_final=True)
         token = secrets.token_urlsafe(24)
+        now = self.now()
         claimed = self.store.claim_match(
-            match_id, worker_id[:128], self.now() + self.lease, attempt_digest(token)
+            match_id,
+            worker_id[:128],
+            now + self.lease * lease_factor,
+            attempt_digest(token),
+            task_id,
+            now,
         )
         if claimed is not None:
+            if claimed.queued_at is not None:
+                self._observe("dispatch", (now - claimed.queued_at).total_seconds())
             return Claim(claimed, already_final=False, attempt_token=token)
         match = self.get(match_id)
         if match.status.final:
             return Claim(match, already_final=True)
+        if match.status is MatchStatus.RUNNING and task_id:
+            raise FailedPreconditionError(
+                f"match {match_id} is being played by a live attempt of another queue "
+                "message; this copy of the message is not needed"
+            )
         raise FailedPreconditionError(
             f"match {match_id} is {match.status.value} and its tournament is not running: "
             "only queued matches of a started tournament can be claimed"
@@ -147,25 +189,95 @@ class MatchService:
     def report(self, match_id: str, attempt_token: str, outcome: Outcome) -> Report:
         """Record a played match once, from the attempt that holds the claim, after replaying
         its log; a retried report of the recorded attempt changes nothing."""
-        match = self.get(match_id)
-        digest = self._attempt(match, attempt_token)
-        if match.status.final:
-            return Report(recorded=False, duplicate=True, match=match)
-        outcome = clean_outcome(outcome)
-        self._check(match, outcome)
-        verify_outcome(match, outcome)
-        outcome = check_traces(match, outcome)
-        if not self.store.finalize_match(match_id, outcome, self.now(), digest):
-            match = self.get(match_id)
-            if match.status.final and self._same_attempt(match_id, digest):
-                return Report(recorded=False, duplicate=True, match=match)
-            raise FailedPreconditionError(
-                f"the claim of match {match_id} expired or was taken by another worker; "
-                "this report was not recorded"
+        (answer,) = self.report_many([(match_id, attempt_token, outcome)])
+        if isinstance(answer, ServiceError):
+            raise answer
+        return answer
+
+    def report_many(
+        self, reports: Sequence[tuple[str, str, Outcome]]
+    ) -> list[Report | ServiceError]:
+        """Record (match id, attempt token, outcome) reports, a block's, in one transaction:
+        each is checked and replayed first, and recorded at most once; a refused one (its
+        error in its place) does not stop the others."""
+        started = time.perf_counter()
+        answers: list[Report | ServiceError | None] = []
+        ready: list[tuple[int, MatchRecord, Outcome, str]] = []
+        for match_id, token, outcome in reports:
+            try:
+                match = self.get(match_id)
+                digest = self._attempt(match, token)
+                if match.status.final:
+                    answers.append(Report(recorded=False, duplicate=True, match=match))
+                    continue
+                outcome = clean_outcome(outcome)
+                check_outcome(match, outcome)
+                verify_outcome(match, outcome)
+                outcome = check_traces(match, outcome)
+            except ServiceError as exc:
+                answers.append(exc)
+                continue
+            ready.append((len(answers), match, outcome, digest))
+            answers.append(None)
+        if ready:
+            self._record(ready, answers)
+            self._observe("report", time.perf_counter() - started)
+        return [a for a in answers if a is not None]
+
+    def _observe(self, stage: str, seconds: float) -> None:
+        for observe in self.observers:
+            observe(stage, max(seconds, 0.0))
+
+    def _record(
+        self,
+        ready: Sequence[tuple[int, MatchRecord, Outcome, str]],
+        answers: list[Report | ServiceError | None],
+    ) -> None:
+        tournaments = list(dict.fromkeys(m.tournament_id for _, m, _, _ in ready))
+        with contextlib.ExitStack() as stack:
+            for tournament_id in tournaments:
+                stack.enter_context(self.feed.recording(tournament_id))
+            done = self.store.finalize_matches(
+                [(m.match_id, outcome, digest) for _, m, outcome, digest in ready], self.now()
             )
-        if self.on_final is not None:
-            self.on_final(match.tournament_id)
-        return Report(recorded=True, duplicate=False, match=self.get(match_id))
+            recorded = [m.match_id for (_, m, _, _), ok in zip(ready, done, strict=True) if ok]
+            final = {r.match_id: r for r in self.store.get_matches(recorded)}
+            for tournament_id in tournaments:
+                events = [r for r in final.values() if r.tournament_id == tournament_id]
+                if events:
+                    self.feed.publish(tournament_id, events)
+        for (i, match, _, digest), ok in zip(ready, done, strict=True):
+            if ok:
+                answers[i] = Report(recorded=True, duplicate=False, match=final[match.match_id])
+                continue
+            again = self.get(match.match_id)
+            if again.status.final and self._same_attempt(match.match_id, digest):
+                answers[i] = Report(recorded=False, duplicate=True, match=again)
+            else:
+                answers[i] = FailedPreconditionError(
+                    f"the claim of match {match.match_id} expired or was taken by another "
+                    "worker; this report was not recorded"
+                )
+        if recorded and self.on_final is not None:
+            for tournament_id in tournaments:
+                self.on_final(tournament_id)
+
+    def claim_block(
+        self, match_ids: Sequence[str], worker_id: str, task_id: str = ""
+    ) -> list[tuple[str, Claim | None, str]]:
+        """Claim a block's matches: (id, claim, "") for each claimed or final one, (id,
+        None, why) for one this attempt must not play (cancelled, held elsewhere, unknown)."""
+        if not 1 <= len(match_ids) <= MAX_BLOCK:
+            raise InvalidArgumentError(f"a block has 1 to {MAX_BLOCK} matches")
+        out: list[tuple[str, Claim | None, str]] = []
+        for match_id in match_ids:
+            try:
+                # The block is played in one go: each claim lasts for all its matches.
+                claim = self.claim(match_id, worker_id, task_id, lease_factor=len(match_ids))
+                out.append((match_id, claim, ""))
+            except (FailedPreconditionError, NotFoundError) as exc:
+                out.append((match_id, None, str(exc)))
+        return out
 
     def void(self, match_id: str, reason: str, attempt_token: str) -> MatchStatus | None:
         """An infrastructure fault: queue the match again (or fail it after too many tries).
@@ -175,14 +287,19 @@ class MatchService:
         if match.status.final:
             return None
         reason = strip_nul(reason) or "voided"
-        status = self.store.void_attempt(match_id, reason, self.max_attempts, attempt_hash=digest)
+        with self.feed.recording(match.tournament_id):
+            status = self.store.void_attempt(
+                match_id, reason, self.max_attempts, attempt_hash=digest
+            )
+            if status is MatchStatus.FAILED:
+                self.feed.publish(match.tournament_id, [self.get(match_id)])
         if status is None and not self.get(match_id).status.final:
             raise FailedPreconditionError(
                 f"the claim of match {match_id} was taken by another worker; not voided"
             )
         self._log_void(match, reason, status)
         if status is MatchStatus.QUEUED:
-            self.enqueuer.enqueue(self.store.mark_queued([match_id], self.now()))
+            send_quietly(self.enqueuer, self.store.mark_queued([match_id], self.now()))
         elif status is MatchStatus.FAILED and self.on_final is not None:
             self.on_final(match.tournament_id)
         return status
@@ -227,23 +344,43 @@ class MatchService:
                 reason[:200],
             )
 
-    def reap(self) -> list[str]:
-        """Re-queue matches whose lease expired (their worker died) or whose queue message
-        seems lost; recording stays idempotent if the first attempt reports after all."""
+    def reap(self) -> Reaped:
+        """Re-queue matches whose lease expired (their worker died; the attempt was counted
+        at its claim), and send again, without penalty, queued matches whose message may be
+        lost (sent longer than the queue timeout ago). Recording stays idempotent if a first
+        attempt reports after all, and a re-sent copy never takes a live claim over."""
         now = self.now()
         requeued = []
-        for match_id in self.store.stale_matches(now, now - self.queue_timeout):
-            status = self.store.void_attempt(
-                match_id, "lease expired", self.max_attempts, lease_expired_by=now
-            )
+        for match_id in self.store.expired_leases(now):
+            tournament_id = self.get(match_id).tournament_id
+            with self.feed.recording(tournament_id):
+                status = self.store.void_attempt(
+                    match_id, "lease expired", self.max_attempts, lease_expired_by=now
+                )
+                if status is MatchStatus.FAILED:
+                    self.feed.publish(tournament_id, [self.get(match_id)])
             if status is MatchStatus.FAILED:
                 log.warning("match %s failed: its lease expired on its last attempt", match_id)
+                if self.on_final is not None:
+                    self.on_final(tournament_id)
             if status is MatchStatus.QUEUED:
                 requeued += self.store.mark_queued([match_id], now)
         if requeued:
             log.warning("re-queued %d matches with expired leases", len(requeued))
-            self.enqueuer.enqueue(requeued)
-        return requeued
+        stale = self.store.touch_queued(self.store.queued_matches(now - self.queue_timeout), now)
+        if stale:
+            log.info("sending %d queued matches again (queued over the queue timeout)", len(stale))
+        send_quietly(self.enqueuer, requeued + stale)
+        return Reaped(tuple(requeued), tuple(stale))
+
+    def resend_queued(self) -> list[str]:
+        """Send every queued match again, without penalty: the broker restarted (it may have
+        lost every message), a send failed, or this server just started."""
+        queued = self.store.touch_queued(self.store.queued_matches(), self.now())
+        if queued:
+            log.warning("sending all %d queued matches again (the broker changed)", len(queued))
+            send_quietly(self.enqueuer, queued)
+        return queued
 
     def replay(self, match_id: str) -> Replay:
         """Replay a stored match through the engine; FAILED_PRECONDITION unless finished and
@@ -301,44 +438,3 @@ class MatchService:
             ranks=ranks,
             matches_record=same_scores and same_ranks,
         )
-
-    def _check(self, match: MatchRecord, outcome: Outcome) -> None:
-        n = len(match.seats)
-        if len(outcome.seats) != n:
-            raise InvalidArgumentError(
-                f"match {match.match_id} has {n} seats; the report has {len(outcome.seats)}"
-            )
-        for i, seat in enumerate(outcome.seats):
-            if not 0 <= seat.rank < n:
-                raise InvalidArgumentError(f"seat {i}: rank {seat.rank} is outside 0..{n - 1}")
-            if seat.forfeit_reason and seat.forfeit_reason not in FORFEIT_REASONS:
-                raise InvalidArgumentError(
-                    f"seat {i}: unknown forfeit reason {seat.forfeit_reason!r}"
-                )
-            if len(seat.forfeit_detail) > MAX_DETAIL:
-                raise InvalidArgumentError(f"seat {i}: forfeit detail is longer than {MAX_DETAIL}")
-        finite_seconds("duration_seconds", outcome.duration_seconds)
-        if 0 not in [s.rank for s in outcome.seats]:
-            raise InvalidArgumentError("no seat is ranked first (rank 0)")
-        for d in outcome.decisions:
-            if not 0 <= d.player < n:
-                raise InvalidArgumentError(f"decision {d.index}: player {d.player} is not a seat")
-            finite_seconds(f"decision {d.index}: seconds", d.seconds)
-            no_nul(f"decision {d.index}: action_json", d.action_json)
-        limit = v.game_spec(match.game).max_decisions
-        if len(outcome.decisions) > limit:
-            raise InvalidArgumentError(
-                f"{len(outcome.decisions)} decisions; {match.game} never needs more than {limit}"
-            )
-        if [d.index for d in outcome.decisions] != list(range(len(outcome.decisions))):
-            raise InvalidArgumentError("decision indexes must be 0, 1, 2, ... in order")
-
-
-def clean_outcome(outcome: Outcome) -> Outcome:
-    """The outcome with NUL characters stripped from its free text: forfeit details (a bot's
-    stderr tail) and action texts. Structured fields are checked, not cleaned."""
-    seats = tuple(
-        replace(seat, forfeit_detail=strip_nul(seat.forfeit_detail)) for seat in outcome.seats
-    )
-    decisions = tuple(replace(d, action_text=strip_nul(d.action_text)) for d in outcome.decisions)
-    return replace(outcome, seats=seats, decisions=decisions)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import math
 import random
 import secrets
-import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import combinations
@@ -17,9 +16,15 @@ from hamlet.queues import queue_for
 from server.services import commitments, swiss
 from server.services import entries as entries_mod
 from server.services import validation as v
-from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from server.services.errors import (
+    FailedPreconditionError,
+    InvalidArgumentError,
+    NotFoundError,
+    UnavailableError,
+)
+from server.services.feed import TournamentFeed
 from server.services.hygiene import round_robin_matches
-from server.services.scheduling import Enqueuer
+from server.services.scheduling import Enqueuer, send_quietly
 from server.storage import (
     MatchRecord,
     MatchStatus,
@@ -156,11 +161,14 @@ class TournamentService:
         enqueuer: Enqueuer,
         default_decision_time_ms: int = 1000,
         now: Callable[[], datetime] | None = None,
+        feed: TournamentFeed | None = None,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
         self.default_decision_time_ms = default_decision_time_ms
         self.now = now or utcnow
+        #: Where status changes and cancelled matches are announced to watchers.
+        self.feed = feed or TournamentFeed(store)
 
     def create(self, req: TournamentRequest) -> TournamentRecord:
         """Validate everything, then write the tournament and its matches (PENDING)."""
@@ -287,7 +295,7 @@ class TournamentService:
         if not self.store.add_matches(tournament_id, matches[0].rules_version, new):
             return []  # another call planned this round first
         queued = self.store.mark_queued([m.match_id for m in new], self.now())
-        self.enqueuer.enqueue(queued)
+        send_quietly(self.enqueuer, queued)
         return queued
 
     def advance_all(self) -> None:
@@ -306,7 +314,9 @@ class TournamentService:
         return found
 
     def start(self, tournament_id: str) -> TournamentRecord:
-        """Queue every pending match. Starting a running tournament changes nothing."""
+        """Queue every pending match. Starting a running tournament changes nothing. If the
+        broker refuses the matches, the tournament is left as it was (CREATED, startable
+        again) and UnavailableError says so."""
         t = self.get(tournament_id)
         if t.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
             raise FailedPreconditionError(
@@ -317,7 +327,18 @@ class TournamentService:
         ):
             pending = self.store.list_matches(tournament_id, [MatchStatus.PENDING])
             queued = self.store.mark_queued([m.match_id for m in pending], self.now())
-            self.enqueuer.enqueue(queued)
+            try:
+                self.enqueuer.enqueue(queued)
+            except UnavailableError as exc:
+                self.store.unqueue(tournament_id)
+                self.store.set_tournament_status(
+                    tournament_id, TournamentStatus.CREATED, [TournamentStatus.RUNNING]
+                )
+                raise UnavailableError(
+                    f"{exc}: tournament {tournament_id} was not started; start it again "
+                    "when the broker is back"
+                ) from None
+            self.feed.publish(tournament_id)
         return self.get(tournament_id)
 
     def cancel(self, tournament_id: str) -> TournamentRecord:
@@ -326,12 +347,16 @@ class TournamentService:
         if t.status is TournamentStatus.FINISHED:
             raise FailedPreconditionError(f"tournament {tournament_id} already finished")
         if t.status is not TournamentStatus.CANCELLED:
-            self.store.set_tournament_status(
-                tournament_id,
-                TournamentStatus.CANCELLED,
-                [TournamentStatus.CREATED, TournamentStatus.RUNNING],
-            )
-            self.store.cancel_open_matches(tournament_id, self.now())
+            with self.feed.recording(tournament_id):
+                self.store.set_tournament_status(
+                    tournament_id,
+                    TournamentStatus.CANCELLED,
+                    [TournamentStatus.CREATED, TournamentStatus.RUNNING],
+                )
+                if self.store.cancel_open_matches(tournament_id, self.now()):
+                    cancelled = self.store.list_matches(tournament_id, [MatchStatus.CANCELLED])
+                    self.feed.publish(tournament_id, cancelled)
+                self.feed.publish(tournament_id)
         return self.get(tournament_id)
 
     def recent(self, limit: int = 50) -> list[TournamentRecord]:
@@ -364,31 +389,3 @@ class TournamentService:
                     forfeits=old.forfeits + bool(seat.forfeit_reason),
                 )
         return sorted(table.values(), key=lambda s: (-s.points, -s.wins, s.bot))
-
-    def watch(
-        self,
-        tournament_id: str,
-        include_finished: bool = False,
-        poll_seconds: float = 0.25,
-        stop: threading.Event | None = None,
-    ) -> Iterator[tuple[TournamentRecord, MatchRecord | None]]:
-        """The tournament now, then (progress, match) as each match becomes final; ends when
-        the tournament is final (or ``stop`` is set)."""
-        stop = stop or threading.Event()
-        first = self.get(tournament_id)
-        seen: set[str] = set()
-        if not include_finished:
-            seen = {m.match_id for m in self.store.finished_matches(tournament_id)}
-        yield first, None
-        while not stop.is_set():
-            t = self.get(tournament_id)
-            fresh = [
-                m for m in self.store.finished_matches(tournament_id) if m.match_id not in seen
-            ]
-            for match in fresh:
-                seen.add(match.match_id)
-                yield t, match
-            if not fresh:
-                if t.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
-                    return
-                stop.wait(poll_seconds)

@@ -155,6 +155,7 @@ class MatchRecord:
     finished_at: datetime | None = None
     void_reason: str = ""
     claimed_by: str = ""
+    queued_at: datetime | None = None  # when its message was last sent
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -128,6 +129,11 @@ class Match(Base):
     """One match: scheduling state, lease and (once final) its outcome."""
 
     __tablename__ = "matches"
+    __table_args__ = (
+        Index("ix_matches_page", "tournament_id", "round", "table_index", "rotation"),
+        Index("ix_matches_final", "tournament_id", "finished_at"),
+        Index("ix_matches_status_queued", "status", "queued_at"),
+    )
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), index=True)
     game: Mapped[str] = mapped_column(String(64))
@@ -146,6 +152,9 @@ class Match(Base):
     void_reason: Mapped[str] = mapped_column(Text, default="")
     #: SHA-256 of the current claim's attempt token; a report must present the token.
     attempt_hash: Mapped[str | None] = mapped_column(String(64))
+    #: The queue message (Celery task id) of the current claim: only a redelivery of that
+    #: message may take a live claim over, never a re-sent copy.
+    claim_task: Mapped[str | None] = mapped_column(String(64))
     #: The Celery queue: which workers can run it (hamlet.queues).
     queue: Mapped[str] = mapped_column(String(64), default="matches")
     #: How the reporting worker sandboxed its uploaded bots ("insecure" matches are unrated).

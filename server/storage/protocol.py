@@ -158,8 +158,33 @@ class Store(Protocol):
         """A tournament's matches (optionally only some statuses), in creation order."""
         ...
 
+    def match_page(
+        self, tournament_id: str, after: tuple[int, int, int] | None, limit: int
+    ) -> tuple[list[MatchRecord], int]:
+        """Up to ``limit`` matches after (round, table, rotation) ``after``, in that order,
+        and the tournament's match count; a constant number of queries."""
+        ...
+
+    def open_block_keys(
+        self, tournament_id: str, rounds: tuple[int, int] | None = None
+    ) -> set[tuple[int, int]]:
+        """(round, table) of every duplicate block with a match not yet final (in the rounds
+        ``rounds`` = (first, last), if given)."""
+        ...
+
     def finished_matches(self, tournament_id: str) -> list[MatchRecord]:
         """A tournament's final matches in the order they became final."""
+        ...
+
+    def final_after(
+        self, tournament_id: str, after: tuple[str, str] | None, limit: int
+    ) -> list[MatchRecord]:
+        """Final matches after cursor ``after`` = (finished_at ISO text, match id), in the
+        order they became final."""
+        ...
+
+    def get_matches(self, match_ids: Sequence[str]) -> list[MatchRecord]:
+        """The known ones of ``match_ids``, in that order (one batch of queries)."""
         ...
 
     def get_match(self, match_id: str) -> MatchRecord | None:
@@ -202,19 +227,32 @@ class Store(Protocol):
         """The queue of each match."""
         ...
 
+    def match_routes(self, match_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """The queue and the duplicate block (``tournament.rROUND.tTABLE``) of each match,
+        in rotation order."""
+        ...
+
     def block_open(self, tournament_id: str, round: int, table: int) -> bool:
         """Whether a match of this duplicate block (the rotations sharing a seed) is not final."""
         ...
 
     def mark_queued(self, match_ids: Sequence[str], now: datetime) -> list[str]:
-        """PENDING/QUEUED/RUNNING (non-final) -> QUEUED with attempts + 1; ids changed."""
+        """PENDING/QUEUED/RUNNING (non-final) -> QUEUED, sent at ``now``; ids changed.
+        Attempts are not counted here but at each claim."""
         ...
 
     def claim_match(
-        self, match_id: str, worker_id: str, lease_until: datetime, attempt_hash: str
+        self,
+        match_id: str,
+        worker_id: str,
+        lease_until: datetime,
+        attempt_hash: str,
+        task_id: str = "",
+        now: datetime | None = None,
     ) -> MatchRecord | None:
-        """Lease a QUEUED or RUNNING match of a RUNNING tournament to a new attempt; None if
-        the match may not be claimed (final, pending, or its tournament is not running)."""
+        """Lease a QUEUED or RUNNING match of a RUNNING tournament to a new attempt (attempts
+        + 1); None if the match may not be claimed (final, pending, its tournament is not
+        running, or, given ``task_id`` and ``now``, a live claim of another message holds it)."""
         ...
 
     def attempt_hash(self, match_id: str) -> str | None:
@@ -226,6 +264,13 @@ class Store(Protocol):
     ) -> bool:
         """Record a result if the match is RUNNING under this attempt with its lease not expired
         (and update ratings); True if recorded."""
+        ...
+
+    def finalize_matches(
+        self, reports: Sequence[tuple[str, Outcome, str]], now: datetime
+    ) -> list[bool]:
+        """Record (match id, outcome, attempt hash) reports in one transaction, each only if
+        its attempt holds the match (as :meth:`finalize_match`); whether each was recorded."""
         ...
 
     def void_attempt(
@@ -244,6 +289,22 @@ class Store(Protocol):
 
     def cancel_open_matches(self, tournament_id: str, now: datetime) -> int:
         """Cancel every non-final match of a tournament; how many."""
+        ...
+
+    def expired_leases(self, now: datetime) -> list[str]:
+        """RUNNING matches whose lease ended before ``now``."""
+        ...
+
+    def queued_matches(self, queued_before: datetime | None = None) -> list[str]:
+        """QUEUED matches (sent before ``queued_before``, if given), oldest first."""
+        ...
+
+    def touch_queued(self, match_ids: Sequence[str], now: datetime) -> list[str]:
+        """Mark the QUEUED ones of ``match_ids`` as sent again at ``now``; those ids."""
+        ...
+
+    def unqueue(self, tournament_id: str) -> int:
+        """QUEUED -> PENDING for a tournament whose start could not reach the queue."""
         ...
 
     def stale_matches(self, now: datetime, queued_before: datetime) -> list[str]:

@@ -5,73 +5,49 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import and_, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from server.storage import models as m
 from server.storage.base import (
-    DecisionRecord,
     MatchRecord,
     MatchStatus,
     Outcome,
-    SeatRecord,
     TournamentStatus,
     utcnow,
 )
+from server.storage.sql_match_reads import MatchReadsPart
 from server.storage.sql_ratings import apply_ratings, lock_ratings
 from server.storage.sql_traces import add_traces
-from server.storage.sqlbase import FINAL, SqlBase, rowcount
+from server.storage.sqlbase import FINAL, rowcount
 
 
-class MatchesPart(SqlBase):
+class MatchesPart(MatchReadsPart):
     """Matches: queueing, leases, final results (exactly once), cancellation."""
-
-    def list_matches(
-        self, tournament_id: str, statuses: Sequence[MatchStatus] = ()
-    ) -> list[MatchRecord]:
-        with self._tx() as s:
-            q = select(m.Match).where(m.Match.tournament_id == tournament_id)
-            if statuses:
-                q = q.where(m.Match.status.in_([x.value for x in statuses]))
-            rows = s.scalars(q.order_by(m.Match.round, m.Match.table_index, m.Match.rotation)).all()
-            return [self._match_record(s, r) for r in rows]
-
-    def finished_matches(self, tournament_id: str) -> list[MatchRecord]:
-        with self._tx() as s:
-            rows = s.scalars(
-                select(m.Match)
-                .where(m.Match.tournament_id == tournament_id, m.Match.status.in_(FINAL))
-                .order_by(m.Match.finished_at, m.Match.id)
-            ).all()
-            return [self._match_record(s, r) for r in rows]
-
-    def get_match(self, match_id: str) -> MatchRecord | None:
-        with self._tx() as s:
-            row = s.get(m.Match, match_id)
-            return None if row is None else self._match_record(s, row)
-
-    def get_decisions(self, match_id: str) -> list[DecisionRecord]:
-        with self._tx() as s:
-            rows = s.scalars(
-                select(m.Decision).where(m.Decision.match_id == match_id).order_by(m.Decision.idx)
-            ).all()
-            return [
-                DecisionRecord(
-                    r.idx,
-                    r.player,
-                    r.legal_count,
-                    r.action_json,
-                    r.action_text,
-                    r.seconds,
-                    r.by_fallback,
-                )
-                for r in rows
-            ]
 
     def match_queues(self, match_ids: Sequence[str]) -> dict[str, str]:
         with self._tx() as s:
             rows = s.execute(select(m.Match.id, m.Match.queue).where(m.Match.id.in_(match_ids)))
             return {str(mid): str(queue) for mid, queue in rows}
+
+    def match_routes(self, match_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        out: dict[str, tuple[str, str]] = {}
+        with self._tx() as s:
+            for start in range(0, len(match_ids), 500):
+                rows = s.execute(
+                    select(
+                        m.Match.id,
+                        m.Match.queue,
+                        m.Match.tournament_id,
+                        m.Match.round,
+                        m.Match.table_index,
+                    )
+                    .where(m.Match.id.in_(list(match_ids[start : start + 500])))
+                    .order_by(m.Match.rotation)
+                )
+                for mid, queue, tid, rnd, table in rows:
+                    out[str(mid)] = (str(queue), f"{tid}.r{rnd}.t{table}")
+        return out
 
     def block_open(self, tournament_id: str, round: int, table: int) -> bool:
         with self._tx() as s:
@@ -95,8 +71,9 @@ class MatchesPart(SqlBase):
                     update(m.Match)
                     .where(m.Match.id == mid, m.Match.status.not_in(FINAL))
                     .values(
+                        # An attempt is counted when a match is claimed, not when it is sent:
+                        # a match waiting its turn in a long queue loses nothing.
                         status=MatchStatus.QUEUED.value,
-                        attempts=m.Match.attempts + 1,
                         queued_at=now,
                         claimed_by=None,
                         lease_until=None,
@@ -107,24 +84,52 @@ class MatchesPart(SqlBase):
         return changed
 
     def claim_match(
-        self, match_id: str, worker_id: str, lease_until: datetime, attempt_hash: str
+        self,
+        match_id: str,
+        worker_id: str,
+        lease_until: datetime,
+        attempt_hash: str,
+        task_id: str = "",
+        now: datetime | None = None,
     ) -> MatchRecord | None:
         running = select(m.Tournament.id).where(
             m.Tournament.status == TournamentStatus.RUNNING.value
         )
+        claimable = [
+            m.Match.id == match_id,
+            m.Match.tournament_id.in_(running.scalar_subquery()),
+        ]
+        if task_id and now is not None:
+            # A live claim is taken over only by a redelivery of its own message (its worker
+            # died); a re-sent copy of the message finds the match held and leaves it.
+            claimable.append(
+                or_(
+                    m.Match.status == MatchStatus.QUEUED.value,
+                    and_(
+                        m.Match.status == MatchStatus.RUNNING.value,
+                        or_(
+                            m.Match.lease_until.is_(None),
+                            m.Match.lease_until < now,
+                            m.Match.claim_task == task_id,
+                        ),
+                    ),
+                )
+            )
+        else:
+            claimable.append(
+                m.Match.status.in_([MatchStatus.QUEUED.value, MatchStatus.RUNNING.value])
+            )
         with self._tx() as s:
             res = s.execute(
                 update(m.Match)
-                .where(
-                    m.Match.id == match_id,
-                    m.Match.status.in_([MatchStatus.QUEUED.value, MatchStatus.RUNNING.value]),
-                    m.Match.tournament_id.in_(running.scalar_subquery()),
-                )
+                .where(*claimable)
                 .values(
                     status=MatchStatus.RUNNING.value,
                     claimed_by=worker_id,
                     lease_until=lease_until,
                     attempt_hash=attempt_hash,
+                    attempts=m.Match.attempts + 1,
+                    claim_task=task_id[:64] or None,
                 )
             )
             if rowcount(res) != 1:
@@ -139,74 +144,94 @@ class MatchesPart(SqlBase):
     def finalize_match(
         self, match_id: str, outcome: Outcome, now: datetime, attempt_hash: str
     ) -> bool:
+        return self.finalize_matches([(match_id, outcome, attempt_hash)], now)[0]
+
+    def finalize_matches(
+        self, reports: Sequence[tuple[str, Outcome, str]], now: datetime
+    ) -> list[bool]:
+        """Record several matches (a block's) in one transaction; whether each was."""
         with self._record_lock, self._tx() as s:
-            # Only the current attempt, while its lease holds: a stale worker's report (its
-            # claim expired, or another worker claimed since) changes no row.
-            res = s.execute(
-                update(m.Match)
-                .where(
-                    m.Match.id == match_id,
-                    m.Match.status == MatchStatus.RUNNING.value,
-                    m.Match.attempt_hash == attempt_hash,
-                    m.Match.lease_until >= now,
-                )
-                .values(
-                    status=MatchStatus.FINISHED.value,
-                    finished_at=now,
-                    duration_seconds=outcome.duration_seconds,
-                    lease_until=None,
-                    sandbox_tier=outcome.sandbox_tier[:32],
-                )
-            )
-            if rowcount(res) != 1:
-                return False
-            lock_ratings(s)  # before the result log: a rebuild sees this result or waits
-            match = s.get(m.Match, match_id)
-            assert match is not None
-            seats = s.scalars(
-                select(m.MatchSeat)
-                .where(m.MatchSeat.match_id == match_id)
-                .order_by(m.MatchSeat.seat)
-            ).all()
-            for row, so in zip(seats, outcome.seats, strict=True):
-                row.score, row.rank = so.score, so.rank
-                row.forfeit_reason, row.forfeit_detail = so.forfeit_reason, so.forfeit_detail
-                row.forfeit_at = so.forfeit_at
-            s.add_all(
-                m.Decision(
-                    match_id=match_id,
-                    idx=d.index,
-                    player=d.player,
-                    legal_count=d.legal_count,
-                    action_json=d.action_json,
-                    action_text=d.action_text,
-                    seconds=d.seconds,
-                    by_fallback=d.by_fallback,
-                )
-                for d in outcome.decisions
-            )
-            add_traces(s, match_id, outcome.traces)
-            tournament = s.get(m.Tournament, match.tournament_id)
-            assert tournament is not None
-            # a match played without the full sandbox counts for nothing
-            rated = tournament.rated and not outcome.unrated
-            names = [self._bot_name(s, row.bot_version_id) for row in seats]
-            ranks = [so.rank for so in outcome.seats]
-            s.add(
-                m.ResultLog(
-                    match_id=match_id,
-                    game=match.game,
-                    rated=rated,
-                    bots=",".join(names),
-                    ranks=",".join(map(str, ranks)),
-                    recorded_at=now,
-                )
-            )
-            if rated:
-                apply_ratings(s, match.game, names, ranks)
+            done = [
+                self._finalize(s, mid, outcome, now, digest) for mid, outcome, digest in reports
+            ]
             s.flush()
-            self._maybe_finish(s, match.tournament_id, now)
-            return True
+            for tournament_id in dict.fromkeys(t for t in done if t is not None):
+                self._maybe_finish(s, tournament_id, now)
+            return [t is not None for t in done]
+
+    def _finalize(
+        self, s: Session, match_id: str, outcome: Outcome, now: datetime, attempt_hash: str
+    ) -> str | None:
+        """Record one match in transaction ``s``; its tournament id, or None if this attempt
+        no longer holds it."""
+        # Only the current attempt, while its lease holds: a stale worker's report (its
+        # claim expired, or another worker claimed since) changes no row.
+        res = s.execute(
+            update(m.Match)
+            .where(
+                m.Match.id == match_id,
+                m.Match.status == MatchStatus.RUNNING.value,
+                m.Match.attempt_hash == attempt_hash,
+                m.Match.lease_until >= now,
+            )
+            .values(
+                status=MatchStatus.FINISHED.value,
+                finished_at=now,
+                duration_seconds=outcome.duration_seconds,
+                lease_until=None,
+                sandbox_tier=outcome.sandbox_tier[:32],
+            )
+        )
+        if rowcount(res) != 1:
+            return None
+        lock_ratings(s)  # before the result log: a rebuild sees this result or waits
+        match = s.get(m.Match, match_id)
+        assert match is not None
+        seats = s.scalars(
+            select(m.MatchSeat).where(m.MatchSeat.match_id == match_id).order_by(m.MatchSeat.seat)
+        ).all()
+        for row, so in zip(seats, outcome.seats, strict=True):
+            row.score, row.rank = so.score, so.rank
+            row.forfeit_reason, row.forfeit_detail = so.forfeit_reason, so.forfeit_detail
+            row.forfeit_at = so.forfeit_at
+        if outcome.decisions:
+            # One executemany, not an ORM object per decision (a match logs hundreds).
+            s.connection().execute(
+                insert(m.Decision.__table__),  # type: ignore[arg-type]
+                [
+                    {
+                        "match_id": match_id,
+                        "idx": d.index,
+                        "player": d.player,
+                        "legal_count": d.legal_count,
+                        "action_json": d.action_json,
+                        "action_text": d.action_text,
+                        "seconds": d.seconds,
+                        "by_fallback": d.by_fallback,
+                    }
+                    for d in outcome.decisions
+                ],
+            )
+        add_traces(s, match_id, outcome.traces)
+        tournament = s.get(m.Tournament, match.tournament_id)
+        assert tournament is not None
+        # a match played without the full sandbox counts for nothing
+        rated = tournament.rated and not outcome.unrated
+        names = [self._bot_name(s, row.bot_version_id) for row in seats]
+        ranks = [so.rank for so in outcome.seats]
+        s.add(
+            m.ResultLog(
+                match_id=match_id,
+                game=match.game,
+                rated=rated,
+                bots=",".join(names),
+                ranks=",".join(map(str, ranks)),
+                recorded_at=now,
+            )
+        )
+        if rated:
+            apply_ratings(s, match.game, names, ranks)
+        return match.tournament_id
 
     def void_attempt(
         self,
@@ -275,6 +300,49 @@ class MatchesPart(SqlBase):
             ).all()
             return [*running, *queued]
 
+    def expired_leases(self, now: datetime) -> list[str]:
+        with self._tx() as s:
+            return list(
+                s.scalars(
+                    select(m.Match.id).where(
+                        m.Match.status == MatchStatus.RUNNING.value, m.Match.lease_until < now
+                    )
+                ).all()
+            )
+
+    def queued_matches(self, queued_before: datetime | None = None) -> list[str]:
+        with self._tx() as s:
+            q = select(m.Match.id).where(m.Match.status == MatchStatus.QUEUED.value)
+            if queued_before is not None:
+                q = q.where(m.Match.queued_at < queued_before)
+            return list(s.scalars(q.order_by(m.Match.queued_at, m.Match.id)).all())
+
+    def touch_queued(self, match_ids: Sequence[str], now: datetime) -> list[str]:
+        changed: list[str] = []
+        with self._tx() as s:
+            for start in range(0, len(match_ids), 500):
+                chunk = list(match_ids[start : start + 500])
+                found = s.scalars(
+                    select(m.Match.id).where(
+                        m.Match.id.in_(chunk), m.Match.status == MatchStatus.QUEUED.value
+                    )
+                ).all()
+                s.execute(update(m.Match).where(m.Match.id.in_(list(found))).values(queued_at=now))
+                changed += found
+        return changed
+
+    def unqueue(self, tournament_id: str) -> int:
+        with self._tx() as s:
+            res = s.execute(
+                update(m.Match)
+                .where(
+                    m.Match.tournament_id == tournament_id,
+                    m.Match.status == MatchStatus.QUEUED.value,
+                )
+                .values(status=MatchStatus.PENDING.value, queued_at=None)
+            )
+            return rowcount(res)
+
     def _maybe_finish(self, s: Session, tournament_id: str, now: datetime | None) -> None:
         open_count = s.scalar(
             select(func.count())
@@ -307,61 +375,3 @@ class MatchesPart(SqlBase):
             .where(m.BotVersion.id == version_id)
         )
         return str(name)
-
-    def _match_record(self, s: Session, row: m.Match) -> MatchRecord:
-        seats = s.execute(
-            select(
-                m.MatchSeat,
-                m.Bot.name,
-                m.Bot.origin,
-                m.BotVersion.version,
-                m.BotVersion.code_sha256,
-                m.BotVersion.endpoint,
-                m.BotVersion.ca_pem,
-            )
-            .join(m.BotVersion, m.BotVersion.id == m.MatchSeat.bot_version_id)
-            .join(m.Bot, m.Bot.id == m.BotVersion.bot_id)
-            .where(m.MatchSeat.match_id == row.id)
-            .order_by(m.MatchSeat.seat)
-        ).all()
-        tournament = s.get(m.Tournament, row.tournament_id)
-        assert tournament is not None
-        count = s.scalar(
-            select(func.count()).select_from(m.Decision).where(m.Decision.match_id == row.id)
-        )
-        return MatchRecord(
-            match_id=row.id,
-            tournament_id=row.tournament_id,
-            game=row.game,
-            rules_version=row.rules_version,
-            seed=row.seed,
-            status=MatchStatus(row.status),
-            round=row.round,
-            table=row.table_index,
-            rotation=row.rotation,
-            attempts=row.attempts,
-            decision_time_ms=tournament.decision_time_ms,
-            time_bank_ms=tournament.time_bank_ms,
-            seats=tuple(
-                SeatRecord(
-                    seat=seat.seat,
-                    bot_name=name,
-                    bot_version=version,
-                    origin=origin,
-                    code_sha256=sha or "",
-                    endpoint=endpoint,
-                    ca_pem=ca_pem,
-                    score=seat.score,
-                    rank=seat.rank,
-                    forfeit_reason=seat.forfeit_reason,
-                    forfeit_detail=seat.forfeit_detail,
-                    forfeit_at=seat.forfeit_at,
-                )
-                for seat, name, origin, version, sha, endpoint, ca_pem in seats
-            ),
-            decision_count=int(count or 0),
-            duration_seconds=row.duration_seconds,
-            finished_at=row.finished_at,
-            void_reason=row.void_reason,
-            claimed_by=row.claimed_by or "",
-        )

@@ -51,44 +51,76 @@ def wait_until(check: Callable[[], bool], timeout: float, what: str, step: float
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
-@contextlib.contextmanager
-def redis_server(tmp: Path) -> Iterator[str]:
-    """A private redis-server on a free port; yields its URL."""
-    import redis
+class RedisProcess:
+    """A private redis-server on a fixed free port that can be killed and started again
+    (empty: it saves nothing)."""
 
-    port = free_port()
-    (tmp / "redis").mkdir()
-    proc = subprocess.Popen(
-        [
-            redis_binary(),
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(tmp / "redis"),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
+    def __init__(self, tmp: Path) -> None:
+        self.port = free_port()
+        self.dir = tmp / "redis"
+        self.dir.mkdir(exist_ok=True)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        import redis
+
+        self.proc = subprocess.Popen(
+            [
+                redis_binary(),
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.dir),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
 
         def up() -> bool:
             try:
-                return bool(redis.Redis.from_url(url, socket_timeout=0.5).ping())
+                return bool(redis.Redis.from_url(self.url, socket_timeout=0.5).ping())
             except redis.RedisError:
                 return False
 
         wait_until(up, 20, "redis-server")
-        yield url
+
+    def kill9(self) -> None:
+        """SIGKILL: every message it held is gone."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(10)
+            self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+            self.proc = None
+
+
+@contextlib.contextmanager
+def redis_server(tmp: Path) -> Iterator[str]:
+    """A private redis-server on a free port; yields its URL."""
+    with running_redis(tmp) as proc:
+        yield proc.url
+
+
+@contextlib.contextmanager
+def running_redis(tmp: Path) -> Iterator[RedisProcess]:
+    """A started :class:`RedisProcess`, stopped at the end."""
+    proc = RedisProcess(tmp)
+    proc.start()
+    try:
+        yield proc
     finally:
-        proc.terminate()
-        proc.wait(10)
+        proc.stop()
 
 
 class Worker:

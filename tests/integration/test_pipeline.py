@@ -22,6 +22,7 @@ import pytest
 import games
 from bots import registry
 from hamlet import codec
+from hamlet.paging import all_matches
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from server.app import build_server
 from server.config import Settings
@@ -139,7 +140,7 @@ def check_stored_once(stack: Stack, tournament_id: str) -> list[common_pb2.Match
     t = status(stack, tournament_id)
     assert t.matches_finished == t.matches_total > 0, t
     ref = arena_pb2.TournamentRef(tournament_id=tournament_id)
-    matches = list(stack.stub.ListMatches(ref, timeout=10).matches)
+    matches = list(all_matches(stack.stub, ref.tournament_id, timeout=10))
     assert len(matches) == t.matches_total
     counts = results_per_match(stack.db)
     for match in matches:

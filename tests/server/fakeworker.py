@@ -127,3 +127,29 @@ def honest_trace(
             )
         state.apply(action)
     return worker_pb2.SeatTrace(seat=seat, decisions=steps, stderr_tail=stderr)
+
+
+def play_block(
+    channel: grpc.Channel, match_ids: list[str], task_id: str = "task", only: int | None = None
+) -> tuple[worker_pb2.ClaimBlockResponse, worker_pb2.ReportBlockResponse | None]:
+    """Claim a block, play its claimed matches (the first ``only`` of them, if given: a
+    worker dying part-way) and report them in one ReportBlock call."""
+    stub = worker_pb2_grpc.MatchHostStub(channel)
+    claims = stub.ClaimBlock(
+        worker_pb2.ClaimBlockRequest(match_ids=match_ids, worker_id="fake", task_id=task_id)
+    )
+    playable = [c for c in claims.claims if not c.skipped and not c.claim.already_final]
+    reports = [
+        worker_pb2.ReportMatchRequest(
+            match_id=c.match_id,
+            worker_id="fake",
+            outcome=play_outcome(c.claim.match),
+            attempt_token=c.claim.attempt_token,
+        )
+        for c in playable[:only]
+    ]
+    if not reports:
+        return claims, None
+    return claims, stub.ReportBlock(
+        worker_pb2.ReportBlockRequest(worker_id="fake", reports=reports)
+    )

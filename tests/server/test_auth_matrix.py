@@ -268,6 +268,8 @@ ARENA: dict[str, tuple[Make, tuple[grpc.StatusCode, ...]]] = {
 MATCH_HOST: dict[str, Make] = {
     "ClaimMatch": lambda w: worker_pb2.ClaimMatchRequest(match_id=w.queued_match()),
     "ReportMatch": lambda w: w.claimed_report(),
+    "ClaimBlock": lambda w: worker_pb2.ClaimBlockRequest(match_ids=[w.queued_match()]),
+    "ReportBlock": lambda w: worker_pb2.ReportBlockRequest(reports=[w.claimed_report()]),
     "FetchBotCode": lambda w: worker_pb2.FetchBotCodeRequest(code_sha256=_alice_code(w)),
     "AnnounceWorker": lambda w: worker_pb2.AnnounceWorkerRequest(
         worker_id="w", builtin_bots=[worker_pb2.BuiltinBot(name="alpha", games=["toy"])]

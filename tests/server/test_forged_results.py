@@ -9,6 +9,7 @@ from datetime import timedelta
 import grpc
 import pytest
 
+from hamlet.paging import all_matches
 from hamlet.v1 import arena_pb2, worker_pb2, worker_pb2_grpc
 from server.storage.base import utcnow
 from tests.server import fakeworker
@@ -24,12 +25,7 @@ def _started(run: Running, start: bool = True) -> list[str]:
         )
     )
     if not start:
-        return [
-            m.match_id
-            for m in run.arena.ListMatches(
-                arena_pb2.TournamentRef(tournament_id=t.tournament_id)
-            ).matches
-        ]
+        return [m.match_id for m in all_matches(run.arena, t.tournament_id)]
     return run.queue.sent[before:]
 
 
@@ -81,7 +77,7 @@ def test_a_stale_claim_cannot_report_after_another_worker_claimed(running: Runni
     # w1 stalls past its lease; the reaper re-queues the match and w2 claims it.
     later = now + timedelta(seconds=matches.lease.total_seconds() + 1)
     matches.now = lambda: later
-    assert matches.reap() == [match_id]
+    assert matches.reap().requeued == (match_id,)
     second = _claim(running, match_id, "w2")
     assert second.attempt_token != first.attempt_token
     board = running.arena.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="toy"))

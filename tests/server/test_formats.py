@@ -6,6 +6,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from hamlet.paging import all_matches
 from hamlet.v1 import arena_pb2, common_pb2
 from tests.server import fakeworker
 from tests.server.conftest import Running
@@ -25,7 +26,7 @@ def _field(run: Running) -> None:
 def _tables(run: Running, **kw: object) -> list[tuple[str, ...]]:
     t = run.arena.CreateTournament(arena_pb2.CreateTournamentRequest(game="toy", **kw))  # type: ignore[arg-type]
     ref = arena_pb2.TournamentRef(tournament_id=t.tournament_id)
-    return [tuple(s.bot_name for s in m.seats) for m in run.arena.ListMatches(ref).matches]
+    return [tuple(s.bot_name for s in m.seats) for m in all_matches(run.arena, ref.tournament_id)]
 
 
 def test_rated_tables_never_seat_two_bots_of_one_owner(running: Running) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from hamlet.paging import all_matches
 from hamlet.v1 import arena_pb2
 from server.cli import main
 from tests.server import fakeworker
@@ -34,7 +35,7 @@ def test_b_clearly_better_is_accepted_and_the_test_stops(running: Running) -> No
     )
     assert started.expected_pairs_h1 > 0 and started.pairs == 0 and not started.finished
     ref = arena_pb2.TournamentRef(tournament_id=started.test_id)
-    first = [m for m in running.arena.ListMatches(ref).matches if ".r0." in m.match_id]
+    first = [m for m in all_matches(running.arena, ref.tournament_id) if ".r0." in m.match_id]
     by_table = {t: [m for m in first if f".t{t}." in m.match_id] for t in (0, 1)}
     assert [len(v) for v in by_table.values()] == [2, 2]
     for a, b in zip(by_table[0], by_table[1], strict=True):  # mirrored seats, same opponents
@@ -95,7 +96,7 @@ def test_two_versions_of_one_bot(running: Running) -> None:
     ref = arena_pb2.TournamentRef(tournament_id=started.test_id)
     versions = {
         (m.match_id.split(".")[-2], s.bot_version)
-        for m in running.arena.ListMatches(ref).matches
+        for m in all_matches(running.arena, ref.tournament_id)
         for s in m.seats
         if s.bot_name == "mine"
     }

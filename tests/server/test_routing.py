@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bots.archive import pack
+from hamlet.paging import all_matches
 from hamlet.v1 import arena_pb2, worker_pb2
 from tests.server import fakeworker
 from tests.server.conftest import Running
@@ -24,7 +25,7 @@ def test_each_match_goes_on_the_queue_of_its_runtimes(running: Running) -> None:
         )
     )
     ref = arena_pb2.TournamentRef(tournament_id=t.tournament_id)
-    matches = running.arena.ListMatches(ref).matches
+    matches = all_matches(running.arena, ref.tournament_id)
     queues = running.store.match_queues([m.match_id for m in matches])
     for m in matches:
         names = {s.bot_name for s in m.seats}

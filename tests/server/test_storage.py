@@ -172,8 +172,10 @@ def test_void_requeues_then_fails(store: SqlStore) -> None:
     _tournament(store, n_matches=1)
     store.set_tournament_status("t1", TournamentStatus.RUNNING, [TournamentStatus.CREATED])
     store.mark_queued(["t1.m0"], NOW)
+    store.claim_match("t1.m0", "w1", NOW + timedelta(minutes=5), "h1")
     assert store.void_attempt("t1.m0", "redis hiccup", max_attempts=2) is MatchStatus.QUEUED
     store.mark_queued(["t1.m0"], NOW)
+    store.claim_match("t1.m0", "w1", NOW + timedelta(minutes=5), "h2")
     assert store.void_attempt("t1.m0", "again", max_attempts=2) is MatchStatus.FAILED
     assert store.void_attempt("t1.m0", "late", max_attempts=2) is None
     assert store.get_tournament("t1").status is TournamentStatus.FINISHED  # type: ignore[union-attr]
@@ -187,6 +189,41 @@ def test_stale_leases_and_lost_messages(store: SqlStore) -> None:
     assert store.stale_matches(NOW, NOW - timedelta(hours=1)) == []
     assert store.stale_matches(NOW + timedelta(seconds=11), NOW - timedelta(hours=1)) == ["t1.m0"]
     assert store.stale_matches(NOW, NOW + timedelta(seconds=1)) == ["t1.m1"]
+
+
+def test_attempts_are_counted_at_claims_not_at_sends(store: SqlStore) -> None:
+    _tournament(store, n_matches=1)
+    store.set_tournament_status("t1", TournamentStatus.RUNNING, [TournamentStatus.CREATED])
+    for _ in range(10):  # a long wait in the queue, re-sent again and again
+        store.mark_queued(["t1.m0"], NOW)
+        assert store.touch_queued(["t1.m0"], NOW) == ["t1.m0"]
+    assert store.get_match("t1.m0").attempts == 0  # type: ignore[union-attr]
+    store.claim_match("t1.m0", "w1", NOW + timedelta(minutes=5), "h1", "task-a", NOW)
+    assert store.get_match("t1.m0").attempts == 1  # type: ignore[union-attr]
+
+
+def test_a_resent_copy_never_takes_a_live_claim_over(store: SqlStore) -> None:
+    _tournament(store, n_matches=1)
+    store.set_tournament_status("t1", TournamentStatus.RUNNING, [TournamentStatus.CREATED])
+    store.mark_queued(["t1.m0"], NOW)
+    lease = NOW + timedelta(seconds=10)
+    assert store.claim_match("t1.m0", "w1", lease, "h1", "task-a", NOW) is not None
+    assert store.claim_match("t1.m0", "w2", lease, "h2", "task-b", NOW) is None  # a copy
+    assert store.attempt_hash("t1.m0") == "h1"
+    # the same message redelivered (its worker died) takes over at once ...
+    assert store.claim_match("t1.m0", "w2", lease, "h3", "task-a", NOW) is not None
+    # ... and any message once the lease is over
+    later = lease + timedelta(seconds=1)
+    assert store.claim_match("t1.m0", "w3", later, "h4", "task-c", later) is not None
+    assert store.get_match("t1.m0").attempts == 3  # type: ignore[union-attr]
+
+
+def test_a_start_the_broker_refused_can_be_undone(store: SqlStore) -> None:
+    _tournament(store, n_matches=2)
+    store.mark_queued(["t1.m0", "t1.m1"], NOW)
+    assert store.queued_matches() == ["t1.m0", "t1.m1"]
+    assert store.unqueue("t1") == 2
+    assert store.queued_matches() == []
 
 
 def test_cancel_open_matches(store: SqlStore) -> None:

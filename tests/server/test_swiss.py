@@ -3,6 +3,7 @@ to those who had fewest; the tournament ends after its last round."""
 
 from __future__ import annotations
 
+from hamlet.paging import all_matches
 from hamlet.v1 import arena_pb2, common_pb2
 from server.services.swiss import pair
 from tests.server import fakeworker
@@ -48,7 +49,7 @@ def test_a_swiss_tournament_pairs_each_round_when_the_last_ends(running: Running
             fakeworker.play(running.worker_channel, match_id, forfeit_seat=i % 2 or None)
         played += len(queued)
         status = running.arena.GetTournament(ref)
-        matches = running.arena.ListMatches(ref).matches
+        matches = all_matches(running.arena, ref.tournament_id)
         pairs += [
             frozenset(s.bot_name for s in m.seats)
             for m in matches

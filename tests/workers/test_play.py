@@ -40,7 +40,7 @@ class FakeHost:
     reports: list[MatchRecord] = field(default_factory=list)
     voids: list[str] = field(default_factory=list)
 
-    def claim(self, match_id: str, worker_id: str) -> Claim:
+    def claim(self, match_id: str, worker_id: str, task_id: str = "") -> Claim:
         if self.gone:
             raise MatchGoneError("NOT_FOUND: no such match")
         return Claim(None if self.final else self.plan, self.final)

@@ -1,0 +1,133 @@
+"""One execution of a block task: claim a duplicate block, play its matches, report them.
+
+A block is the seat rotations of one table with one seed, the fairness unit of the
+tournament formats: one worker claims it in one call, plays the matches it was given
+(already final ones are skipped, so a block half played by a dead worker is finished by
+the next attempt), and reports every result in one call that the server records in one
+transaction, each match at most once.
+
+Seat clients are opened per match, as :func:`workers.play.play_plan` does: an uploaded bot
+gets a fresh sandboxed process for every rotation. Reusing the process across a block would
+save its start-up, but the rotations share a seed, and a process cannot be made to forget
+the shuffles it saw: a bot that ignored a "new match" message would know the next
+rotation's chance. A built-in bot is rebuilt per match (it costs nothing); a remote bot is
+the author's own service, which sees every match whatever the worker does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Protocol
+
+from workers.metrics import MatchOutcome, WorkerMetrics
+from workers.model import InfrastructureError, MatchPlan, MatchRecord
+from workers.play import Seats, play_plan
+from workers.reporting import BlockClaim
+from workers.runner import Clock
+
+log = logging.getLogger(__name__)
+
+
+class _Answer(Protocol):
+    recorded: bool
+    duplicate: bool
+    refused: str
+
+
+class BlockHost(Protocol):
+    """The part of :class:`~workers.reporting.MatchHostClient` a block execution uses."""
+
+    def claim_block(
+        self, match_ids: Sequence[str], worker_id: str, task_id: str = ""
+    ) -> list[BlockClaim]:
+        """Claim the block's matches."""
+        ...
+
+    def report_block(
+        self, records: Sequence[MatchRecord], voids: Sequence[tuple[str, str]], worker_id: str
+    ) -> Mapping[str, _Answer]:
+        """Report the block's played and voided matches."""
+        ...
+
+
+def execute_block(
+    match_ids: Sequence[str],
+    host: BlockHost,
+    seats: Seats,
+    worker_id: str,
+    metrics: WorkerMetrics,
+    task_id: str = "",
+    clock: Clock | None = None,
+    reraise: tuple[type[BaseException], ...] = (),
+    per_match: Callable[[], AbstractContextManager[None]] = contextlib.nullcontext,
+) -> list[MatchOutcome]:
+    """Claim, play and report a block; what became of each of its matches, in order.
+
+    ``per_match``: entered around each match (its soft time limit). ``reraise`` (the soft
+    time limit): the matches played so far are reported, the rest voided (the server
+    queues them again), and the exception goes on."""
+    outcomes: dict[str, MatchOutcome] = {}
+    plans: dict[str, MatchPlan] = {}
+    records: list[MatchRecord] = []
+    voids: list[tuple[str, str]] = []
+    claims = host.claim_block(match_ids, worker_id, task_id)
+    for c in claims:
+        if c.skipped:
+            log.info("match %s not played: %s", c.match_id, c.skipped)
+            outcomes[c.match_id] = MatchOutcome.GONE
+        elif c.already_final or c.plan is None:
+            outcomes[c.match_id] = MatchOutcome.ALREADY_FINAL
+        else:
+            plans[c.match_id] = c.plan
+    try:
+        for match_id, plan in plans.items():
+            try:
+                with per_match():
+                    records.append(play_plan(plan, seats, clock, reraise))
+            except InfrastructureError as exc:
+                log.warning("match %s voided: %s", match_id, exc)
+                voids.append((match_id, f"{type(exc).__name__}: {exc}"))
+    except reraise:
+        done = {r.match_id for r in records} | {m for m, _ in voids}
+        voids += [
+            (m, "the block exceeded the worker's soft time limit") for m in plans if m not in done
+        ]
+        _report(host, records, voids, plans, worker_id, metrics, outcomes)
+        raise
+    _report(host, records, voids, plans, worker_id, metrics, outcomes)
+    for match_id, outcome in outcomes.items():
+        if outcome in (MatchOutcome.GONE, MatchOutcome.ALREADY_FINAL) and match_id not in plans:
+            metrics.outcome("", outcome)
+    return [outcomes[m] for m in match_ids if m in outcomes]
+
+
+def _report(
+    host: BlockHost,
+    records: Sequence[MatchRecord],
+    voids: Sequence[tuple[str, str]],
+    plans: Mapping[str, MatchPlan],
+    worker_id: str,
+    metrics: WorkerMetrics,
+    outcomes: dict[str, MatchOutcome],
+) -> None:
+    if not records and not voids:
+        return
+    answers = host.report_block(records, voids, worker_id)
+    for record in records:
+        answer = answers[record.match_id]
+        plan = plans[record.match_id]
+        if answer.refused:
+            # Our claim expired or another attempt holds the match now: its result counts.
+            log.warning("match %s: report refused: %s", record.match_id, answer.refused)
+            outcome = MatchOutcome.GONE
+        else:
+            outcome = MatchOutcome.DUPLICATE if answer.duplicate else MatchOutcome.RECORDED
+            metrics.played(plan, record)
+        outcomes[record.match_id] = outcome
+        metrics.outcome(plan.game, outcome)
+    for match_id, _ in voids:
+        outcomes[match_id] = MatchOutcome.VOIDED
+        metrics.outcome(plans[match_id].game, MatchOutcome.VOIDED)
