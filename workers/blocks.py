@@ -11,7 +11,8 @@ gets a fresh sandboxed process for every rotation. Reusing the process across a 
 save its start-up, but the rotations share a seed, and a process cannot be made to forget
 the shuffles it saw: a bot that ignored a "new match" message would know the next
 rotation's chance. A built-in bot is rebuilt per match (it costs nothing); a remote bot is
-the author's own service, which sees every match whatever the worker does.
+the author's own service, which sees every match whatever the worker does, so its channel
+(connection, TLS handshake) is kept for the whole block (:meth:`SeatClients.block`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol
 
+from workers.clients import SeatClients
 from workers.metrics import MatchOutcome, WorkerMetrics
 from workers.model import InfrastructureError, MatchPlan, MatchRecord
 from workers.play import Seats, play_plan
@@ -82,14 +84,10 @@ def execute_block(
             outcomes[c.match_id] = MatchOutcome.ALREADY_FINAL
         else:
             plans[c.match_id] = c.plan
+    pool = seats.block() if isinstance(seats, SeatClients) else contextlib.nullcontext()
     try:
-        for match_id, plan in plans.items():
-            try:
-                with per_match():
-                    records.append(play_plan(plan, seats, clock, reraise))
-            except InfrastructureError as exc:
-                log.warning("match %s voided: %s", match_id, exc)
-                voids.append((match_id, f"{type(exc).__name__}: {exc}"))
+        with pool:
+            _play(plans, seats, clock, reraise, per_match, records, voids)
     except reraise:
         done = {r.match_id for r in records} | {m for m, _ in voids}
         voids += [
@@ -102,6 +100,25 @@ def execute_block(
         if outcome in (MatchOutcome.GONE, MatchOutcome.ALREADY_FINAL) and match_id not in plans:
             metrics.outcome("", outcome)
     return [outcomes[m] for m in match_ids if m in outcomes]
+
+
+def _play(
+    plans: Mapping[str, MatchPlan],
+    seats: Seats,
+    clock: Clock | None,
+    reraise: tuple[type[BaseException], ...],
+    per_match: Callable[[], AbstractContextManager[None]],
+    records: list[MatchRecord],
+    voids: list[tuple[str, str]],
+) -> None:
+    """Play the claimed matches in order, appending to ``records`` and ``voids``."""
+    for match_id, plan in plans.items():
+        try:
+            with per_match():
+                records.append(play_plan(plan, seats, clock, reraise))
+        except InfrastructureError as exc:
+            log.warning("match %s voided: %s", match_id, exc)
+            voids.append((match_id, f"{type(exc).__name__}: {exc}"))
 
 
 def _report(

@@ -19,7 +19,7 @@ import os
 import random
 import re
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import grpc
@@ -155,12 +155,17 @@ class RemoteClient:
         ca_pem: str = "",
         server_name: str = "",
         shown_as: str = "",
+        channels: RemoteChannels | None = None,
     ) -> None:
         self._match_id = match_id
         self._endpoint = shown_as or endpoint
+        #: A pooled channel belongs to the pool (the block), not to this match's client.
+        self._owns_channel = channels is None
         try:
-            self._channel = open_bot_channel(
-                endpoint, tls=tls, ca_pem=ca_pem, server_name=server_name
+            self._channel = (
+                open_bot_channel(endpoint, tls=tls, ca_pem=ca_pem, server_name=server_name)
+                if channels is None
+                else channels.get(endpoint, tls, ca_pem, server_name)
             )
         except ValueError as exc:  # the server pins an IP; anything else is a bug of ours
             raise InfrastructureError(f"remote bot address: {exc}") from exc
@@ -196,8 +201,37 @@ class RemoteClient:
         return response.action_index
 
     def close(self) -> None:
-        """Close the channel."""
-        self._channel.close()
+        """Close the channel (a pooled one stays open for the block's next match)."""
+        if self._owns_channel:
+            self._channel.close()
+
+
+class RemoteChannels:
+    """Remote bots' channels shared by the matches of one block: the seat rotations of a
+    table reach the same pinned addresses, so one connection (and TLS handshake) per bot
+    serves them all. Every request names its match, so the bot tells them apart."""
+
+    def __init__(self) -> None:
+        self._open: dict[tuple[str, bool, str, str], grpc.Channel] = {}
+
+    def get(self, endpoint: str, tls: bool, ca_pem: str, server_name: str) -> grpc.Channel:
+        """The pool's channel to ``endpoint`` (opened on first use)."""
+        key = (endpoint, tls, ca_pem, server_name)
+        channel = self._open.get(key)
+        if channel is None:
+            channel = open_bot_channel(endpoint, tls=tls, ca_pem=ca_pem, server_name=server_name)
+            self._open[key] = channel
+        return channel
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def close(self) -> None:
+        """Close every channel."""
+        for channel in self._open.values():
+            with contextlib.suppress(Exception):
+                channel.close()
+        self._open.clear()
 
 
 class CodeCache:
@@ -239,6 +273,7 @@ class SeatClients:
         self.unrated = False
         #: The sandbox tier of the last :meth:`open`'s uploaded bots ("" if none).
         self.sandbox_tier = ""
+        self._channels: RemoteChannels | None = None
 
     def open(self, plan: MatchPlan) -> list[SeatClient]:
         """One client per seat, in seat order; on failure none is left open."""
@@ -295,4 +330,16 @@ class SeatClients:
             ca_pem=seat.ca_pem,
             server_name=seat.tls_server_name,
             shown_as=seat.endpoint_url,
+            channels=self._channels,
         )
+
+    @contextlib.contextmanager
+    def block(self) -> Iterator[RemoteChannels]:
+        """While inside, remote seats share one channel per address (a block's matches)."""
+        channels = RemoteChannels()
+        self._channels = channels
+        try:
+            yield channels
+        finally:
+            self._channels = None
+            channels.close()

@@ -180,3 +180,35 @@ def test_tls_is_verified_against_the_registered_name(tmp_path: Path) -> None:
                 _ask(bad)
             bad.close()
             assert err.value.reason is ForfeitReason.UNREACHABLE, (name, err.value.detail)
+
+
+def test_a_blocks_matches_share_one_channel_per_remote_bot_and_it_closes_after() -> None:
+    """Issue 12's reuse across a block: the seat rotations reach the same pinned address, so
+    one channel serves them; each request still names its match; the pool closes at the end."""
+    seats = SeatClients()
+    with serve_bot() as bot:
+        address = f"127.0.0.1:{bot.port}"
+        remote = SeatPlan(0, "py", 1, BotKind.REMOTE, endpoint=address)
+        with seats.block() as pool:
+            first = play_plan(_plan(remote), seats)
+            second = play_plan(
+                MatchPlan(
+                    match_id="m10",
+                    game="village",
+                    rules_version="",
+                    seed=5,
+                    seats=(
+                        SeatPlan(0, "random", 1, BotKind.BUILTIN),
+                        SeatPlan(1, "py", 1, BotKind.REMOTE, endpoint=address),
+                    ),
+                    decision_time_s=1.0,
+                    time_bank_s=1.0,
+                ),
+                seats,
+            )
+            assert len(pool) == 1  # both matches used the one channel
+        assert len(pool) == 0
+    assert not first.forfeits and not second.forfeits
+    assert {r.match_id for r in bot.bot.requests} == {"m9", "m10"}
+    # Outside a block, a remote client owns (and closes) its own channel again.
+    assert seats._channels is None
