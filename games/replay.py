@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.core import GameSpec, IllegalAction, Result
+from games.core import Action, GameSpec, IllegalAction, Result
 
 
 class LogMismatchError(ValueError):
@@ -34,6 +34,9 @@ def replay_log(spec: GameSpec, num_players: int, seed: int, steps: Sequence[Logg
     an action of this game, a log that goes past the end or stops before it.
     """
     state = spec.new_game(num_players=num_players, seed=seed)
+    # Actions are values: a step whose action is the very same mapping as an earlier one's
+    # (callers share the parsed form of repeated actions) reuses the action built for it.
+    built: dict[int, Action] = {}
     for i, step in enumerate(steps):
         if state.is_over():
             raise LogMismatchError(f"decision {i}: the game was already over")
@@ -47,7 +50,10 @@ def replay_log(spec: GameSpec, num_players: int, seed: int, steps: Sequence[Logg
                 f"decision {i}: the log says {step.legal_count} options, the engine {len(legal)}"
             )
         try:
-            state.apply(spec.action_from_dict(step.action))
+            action = built.get(id(step.action))
+            if action is None:
+                action = built[id(step.action)] = spec.action_from_dict(step.action)
+            state.apply(action)
         except IllegalAction as exc:
             raise LogMismatchError(f"decision {i}: {exc}") from None
         except (KeyError, TypeError, ValueError) as exc:

@@ -50,5 +50,9 @@ def clean_outcome(outcome: Outcome) -> Outcome:
     seats = tuple(
         replace(seat, forfeit_detail=strip_nul(seat.forfeit_detail)) for seat in outcome.seats
     )
-    decisions = tuple(replace(d, action_text=strip_nul(d.action_text)) for d in outcome.decisions)
+    # Copy only the decisions that need it: a match logs hundreds, almost never with a NUL.
+    decisions = tuple(
+        replace(d, action_text=strip_nul(d.action_text)) if "\x00" in d.action_text else d
+        for d in outcome.decisions
+    )
     return replace(outcome, seats=seats, decisions=decisions)

@@ -27,13 +27,19 @@ def verify_outcome(match: MatchRecord, outcome: Outcome) -> None:
             f"engine plays {spec.rules_version} and cannot verify it"
         )
     steps = []
+    # A match repeats a few dozen distinct actions hundreds of times: parse each text once
+    # (the engine then builds each action once too: replay_log memoizes by the dict).
+    parsed: dict[str, dict[str, object]] = {}
     for d in outcome.decisions:
-        try:
-            action = json.loads(d.action_json)
-        except ValueError:
-            raise InvalidArgumentError(f"decision {d.index}: action_json is not JSON") from None
-        if not isinstance(action, dict):
-            raise InvalidArgumentError(f"decision {d.index}: action_json is not an object")
+        action = parsed.get(d.action_json)
+        if action is None:
+            try:
+                loaded = json.loads(d.action_json)
+            except ValueError:
+                raise InvalidArgumentError(f"decision {d.index}: action_json is not JSON") from None
+            if not isinstance(loaded, dict):
+                raise InvalidArgumentError(f"decision {d.index}: action_json is not an object")
+            action = parsed[d.action_json] = loaded
         steps.append(LoggedStep(d.player, action, d.legal_count))
     try:
         result = replay_log(spec, len(match.seats), match.seed, steps)
