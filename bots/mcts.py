@@ -14,16 +14,19 @@ The variant is single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012), op
 - **UCT selection** (UCB1 with exploration constant ``c``) for whichever player moves at a
   node, on that player's utility (max^n style: every player maximises his own);
   **expansion** of one untried action per iteration; a **playout** by uniformly random
-  legal actions for at most ``playout_depth`` decisions, valued by the game's heuristic
-  when cut off and by the rank utility when the game ends (``bots.search``); **back-up**
-  of the per-player utility vector along the path.
+  legal actions up to a fixed horizon (``Settings.playout_rounds`` decisions per player
+  after the root, tree and playout together, so every leaf is valued equally far ahead),
+  valued by the game's heuristic gain since the root when cut off and by the rank
+  utility when the game ends (``bots.search``); **back-up** of the per-player utility
+  vector along the path.
 - **the answer** is the root's most visited child (ties broken by the seeded generator).
 
 The bot's only randomness is its injected ``random.Random``: with an iteration budget the
 same seed gives the same choices (tests use ``MctsBot(game, rng, budget=Budget(iterations=
 200, max_seconds=None))``). The registry's ``mcts`` searches for the decision's deadline
-minus a margin, at most one second (``bots.search.Budget``); the match log still replays
-exactly, since replays re-apply the logged actions.
+minus a margin, at most one second (``bots.search.Budget``): how many iterations fit
+depends on the machine, so re-running a seed may choose differently, but a played match
+still replays exactly (replays re-apply the logged actions, they do not re-run bots).
 """
 
 from __future__ import annotations
@@ -43,14 +46,15 @@ from games import Action, State
 class Settings:
     """The search's knobs (per game defaults in :data:`DEFAULTS`)."""
 
-    #: UCB1 exploration constant on utilities in [0, 1].
-    exploration: float = 0.7
+    #: UCB1 exploration constant on utilities in [0, 1] (small: leaf values are heuristic
+    #: gains near 0.5, and 0.7 spread a small budget evenly over every option).
+    exploration: float = 0.15
     #: The horizon: leaves are valued this many decisions per player after the root (tree
     #: and random playout together), so every leaf is valued equally far ahead and a child
     #: searched deeper is not penalised for it. ``None`` plays every playout to the end.
     playout_rounds: int | None = 1
     #: Heuristic points that make a cut-off position worth about 0.73 (bots.search).
-    scale: float = 5.0
+    scale: float = 2.0
 
 
 DEFAULTS: dict[str, Settings] = {}
@@ -116,6 +120,10 @@ class MctsBot:
         node = root
         path: list[tuple[_Node, int]] = []
         horizon = self._horizon(world)
+        # The sampled world's own value is the baseline a leaf is measured against: the
+        # heuristic's level (tens of points late in a game) cancels, and so does most of
+        # the luck of this determinization (a control variate).
+        baseline = None if horizon < 0 or self._evaluate is None else self._values(world)
         while horizon < 0 or len(path) < horizon:
             mover = world.to_move()
             if mover is None:
@@ -146,7 +154,7 @@ class MctsBot:
             world.apply(best_action)
             node = children[best_action]
             path.append((node, mover))
-        utilities = self._playout(world, horizon - len(path))
+        utilities = self._playout(world, horizon - len(path), baseline)
         for child, mover in path:
             child.visits += 1
             child.total += utilities[mover]
@@ -158,7 +166,13 @@ class MctsBot:
             return -1  # no heuristic to value a cut-off position: play to the end
         return max(1, rounds * world.num_players)
 
-    def _playout(self, world: State, limit: int) -> list[float]:
+    def _values(self, world: State) -> list[float]:
+        """Every player's heuristic value of ``world`` from his own observation."""
+        evaluate = self._evaluate
+        assert evaluate is not None
+        return [float(evaluate(world.observation(p), p)) for p in range(world.num_players)]
+
+    def _playout(self, world: State, limit: int, baseline: list[float] | None) -> list[float]:
         """Random play for ``limit`` decisions (or to the end); per-player utilities."""
         randrange = self._rng.randrange
         while limit != 0 and not world.is_over():
@@ -167,8 +181,8 @@ class MctsBot:
             limit -= 1
         if world.is_over():
             return rank_utilities(world.result())
-        assert self._evaluate is not None
-        return heuristic_utilities(world, self._evaluate, self._settings.scale)
+        assert baseline is not None
+        return heuristic_utilities(self._values(world), baseline, self._settings.scale)
 
 
 def make(game: str, rng: random.Random) -> Bot:

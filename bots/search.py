@@ -10,9 +10,11 @@ and for four players:
   player beat, a tie counting half (``1`` for an outright win, ``0`` for last place alone,
   ``0.5`` for each player of a two-way tie in a two-player game). Ranks already hold the
   rulebook's tie-breakers, so this is what a tournament's standings reward;
-- **a playout cut off before the end** is worth ``sigmoid(evaluate(observation(p), p) /
-  scale)``, the game's greedy heuristic (own estimate minus the best opponent's) squashed
-  to ``[0, 1]``: a lead of ``scale`` points is worth about 0.73.
+- **a playout cut off before the end** is worth ``sigmoid((h - h0) / scale)``, where ``h``
+  is the game's greedy heuristic (``evaluate(observation(p), p)``: own estimate minus the
+  best opponent's) at the leaf and ``h0`` the same at the root of this iteration's
+  determinization: the gain in the player's standing, squashed to ``[0, 1]`` (a gain of
+  ``scale`` points is worth about 0.73, no change 0.5).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bots.api import Decision
-from games import Result, State
+from games import Result
 
 #: ``evaluate(observation, player) -> float``: higher is better for ``player``.
 Evaluate = Callable[[dict[str, Any], int], float]
@@ -43,11 +45,13 @@ def rank_utilities(result: Result) -> list[float]:
     return out
 
 
-def heuristic_utilities(state: State, evaluate: Evaluate, scale: float) -> list[float]:
-    """Per player, the squashed heuristic value of ``state`` from his own observation."""
+def heuristic_utilities(
+    values: Sequence[float], baseline: Sequence[float], scale: float
+) -> list[float]:
+    """Per player, his heuristic gain over ``baseline`` squashed to [0, 1]."""
     out = []
-    for p in range(state.num_players):
-        value = float(evaluate(state.observation(p), p)) / scale
+    for now, before in zip(values, baseline, strict=True):
+        value = (now - before) / scale
         # Clamped so a runaway heuristic value cannot overflow exp().
         out.append(1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, value)))))
     return out
