@@ -26,6 +26,7 @@ import math
 import random
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,9 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scipy import stats
 
 import games
-from bots import mcts, registry
+from bots import greedy, mcts, registry
 from bots.api import Bot, Decision
 from bots.search import Budget
+from games import State
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +155,8 @@ def report(setup: Setup, blocks: list[Block]) -> str:
     )  # fmt: skip
 
 
-def speed(game: str, seconds: float = 2.0) -> tuple[float, int]:
-    """(iterations per CPU-second, legal actions) of one search from a mid-game 4p position."""
+def midgame(game: str) -> State:
+    """The 4-player position halfway through a random game of ``game`` (seed 11)."""
     spec = games.get(game)
     state = spec.new_game(num_players=4, seed=11)
     rng = random.Random(11)
@@ -168,6 +170,12 @@ def speed(game: str, seconds: float = 2.0) -> tuple[float, int]:
     for _ in range(length // 2):
         legal = state.legal_actions()
         state.apply(legal[rng.randrange(len(legal))])
+    return state
+
+
+def speed(game: str, seconds: float = 2.0) -> tuple[float, int]:
+    """(iterations per CPU-second, legal actions) of one search from :func:`midgame`."""
+    state = midgame(game)
     seat = state.to_move()
     assert seat is not None
     legal = state.legal_actions()
@@ -175,6 +183,39 @@ def speed(game: str, seconds: float = 2.0) -> tuple[float, int]:
     began = time.process_time()
     bot.decide(state, legal, Decision(game, seat, 0, seconds, seconds))
     return bot.last_iterations / (time.process_time() - began), len(legal)
+
+
+def costs(game: str, repeat: int = 300) -> dict[str, float]:
+    """CPU µs of an iteration's parts from :func:`midgame`: a determinization, one
+    legal_actions() + apply() step on it, and the heuristic for all four players."""
+    state = midgame(game)
+    seat = state.to_move()
+    assert seat is not None
+    rng = random.Random(2)
+    evaluate = greedy.heuristic_for(game)
+
+    def per_call(work: Callable[[], object]) -> float:
+        began = time.process_time()
+        for _ in range(repeat):
+            work()
+        return (time.process_time() - began) / repeat * 1e6
+
+    def step() -> None:
+        world = state.determinize(seat, rng)
+        for _ in range(4):
+            if world.is_over():
+                break
+            legal = world.legal_actions()
+            world.apply(legal[rng.randrange(len(legal))])
+
+    determinize = per_call(lambda: state.determinize(seat, rng))
+    return {
+        "determinize": determinize,
+        "step": (per_call(step) - determinize) / 4,
+        "heuristic x4": per_call(
+            lambda: [evaluate(state.observation(p), p) for p in range(state.num_players)]
+        ),
+    }
 
 
 def settings(game: str, args: argparse.Namespace) -> mcts.Settings | None:
@@ -212,7 +253,8 @@ def main() -> int:
     print("mcts iterations per CPU-second, one search from a mid-game 4-player position:")
     for game in args.games:
         rate, options = speed(game)
-        print(f"  {game:<11}{rate:>7.0f} it/s  ({options} legal actions; target 300)")
+        parts = ", ".join(f"{k} {v:.0f}" for k, v in costs(game).items())
+        print(f"  {game:<11}{rate:>7.0f} it/s  ({options} legal actions; target 300)  µs: {parts}")
     if args.speed_only:
         return 0
     budget = (
