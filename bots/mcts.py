@@ -38,13 +38,20 @@ from dataclasses import dataclass
 
 from bots import greedy
 from bots.api import Bot, Decision
-from bots.search import Budget, Evaluate, Stopwatch, heuristic_utilities, rank_utilities
+from bots.search import (
+    Budget,
+    Evaluate,
+    Stopwatch,
+    heuristic_utilities,
+    most_visited,
+    rank_utilities,
+)
 from games import Action, State
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """The search's knobs (per game defaults in :data:`DEFAULTS`)."""
+    """The search's knobs (one set for every game so far; :data:`DEFAULTS` overrides)."""
 
     #: UCB1 exploration constant on utilities in [0, 1] (small: leaf values are heuristic
     #: gains near 0.5, and 0.7 spread a small budget evenly over every option).
@@ -53,10 +60,12 @@ class Settings:
     #: and random playout together), so every leaf is valued equally far ahead and a child
     #: searched deeper is not penalised for it. ``None`` plays every playout to the end.
     playout_rounds: int | None = 1
-    #: Heuristic points that make a cut-off position worth about 0.73 (bots.search).
+    #: Heuristic points of gain that make a cut-off position worth about 0.73 (bots.search).
     scale: float = 2.0
 
 
+#: Per-game settings where the general ones do not suit (``bench/bots.py --exploration
+#: --playout-rounds --scale`` tries others); none is needed yet.
 DEFAULTS: dict[str, Settings] = {}
 
 
@@ -108,9 +117,7 @@ class MctsBot:
             self._iterate(root, state.determinize(seat, self._rng))
             watch.done += 1
         self.last_iterations = watch.done
-        visits = [root.children[a].visits if a in root.children else -1 for a in legal]
-        top = max(visits)
-        best = [i for i, v in enumerate(visits) if v == top]
+        best = most_visited([root.children[a].visits if a in root.children else -1 for a in legal])
         return best[0] if len(best) == 1 else self._rng.choice(best)
 
     def _iterate(self, root: _Node, world: State) -> None:
