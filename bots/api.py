@@ -27,6 +27,9 @@ class Decision:
     seat_decision_index: int
     #: This decision's deadline plus what is left of the seat's time bank, in seconds.
     time_left_s: float
+    #: This decision's own deadline in seconds, the bank not included; ``None`` when the
+    #: caller gives only ``time_left_s`` (then a time-budgeted bot takes that as the deadline).
+    deadline_s: float | None = None
 
 
 class Bot(Protocol):

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import games
-from bots import first_bot, greedy, random_bot
+from bots import first_bot, greedy, mcts, random_bot
 from bots.api import Bot, BotFactory, UnsupportedGameError
 
 
@@ -36,6 +36,11 @@ _BOTS: dict[str, BuiltinBot] = {
         "one-step lookahead on the game's heuristic (bots/heuristics/<game>.py)",
         greedy.make,
         greedy.supports,
+    ),
+    "mcts": BuiltinBot(
+        "mcts",
+        "information-set Monte Carlo tree search over determinizations, up to 1 s a decision",
+        mcts.make,
     ),
 }
 

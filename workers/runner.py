@@ -148,7 +148,7 @@ def _ask(
     player = state.to_move()
     assert player is not None  # checked by the caller
     time_left = plan.decision_time_s + max(0.0, seat.bank_s)
-    decision = Decision(plan.game, player, own_index, time_left)
+    decision = Decision(plan.game, player, own_index, time_left, plan.decision_time_s)
     fault: BotError | None = None
     index = -1
     began = clock()

@@ -7,8 +7,9 @@ import random
 import pytest
 
 import games
-from bots import greedy, registry
-from bots.api import Decision, UnsupportedGameError
+from bots import greedy, mcts, registry
+from bots.api import Bot, Decision, UnsupportedGameError
+from bots.search import Budget
 from tests import toygame
 
 
@@ -17,11 +18,18 @@ def _toy(monkeypatch: pytest.MonkeyPatch) -> None:
     toygame.register(monkeypatch)
 
 
+def make(name: str, game: str, rng: random.Random) -> Bot:
+    """The registered bot, but ``mcts`` on an iteration budget (tests never time anything)."""
+    if name == "mcts":
+        return mcts.MctsBot(game, rng, Budget(iterations=20, max_seconds=None))
+    return registry.make(name, game, rng)
+
+
 def play(game: str, bots: list[str], seed: int) -> games.Result:
     """One game between built-in bots, checking every answer is a legal index."""
     state = games.get(game).new_game(num_players=len(bots), seed=seed)
     players = [
-        registry.make(name, game, random.Random(games.derive_seed(seed, name, i)))
+        make(name, game, random.Random(games.derive_seed(seed, name, i)))
         for i, name in enumerate(bots)
     ]
     index = 0
@@ -93,7 +101,7 @@ def test_greedy_refuses_a_game_without_heuristic_clearly() -> None:
 
 
 def test_registry_lists_and_rejects() -> None:
-    assert {"random", "first", "greedy"} <= set(registry.names())
+    assert {"random", "first", "greedy", "mcts"} <= set(registry.names())
     assert registry.games_for("random") == games.names()
     assert toygame.NAME in registry.games_for("greedy")
     with pytest.raises(KeyError, match="known"):

@@ -193,7 +193,9 @@ def test_a_tournament_of_every_game_among_builtin_bots(stack: Stack) -> None:
         wait_until(lambda: bots_announced(stack.stub, {"random"}), 60, "the worker's bots")
         tournaments = {}
         for game in games.names():
-            bots = [b for b in registry.names() if game in registry.games_for(b)]
+            # mcts thinks until its deadline (3 s here), which the stack's 15 s match limit
+            # is not sized for; tests/bots/test_mcts.py plays it on iteration budgets.
+            bots = [b for b in registry.names() if game in registry.games_for(b) and b != "mcts"]
             if has_wire_form(game):
                 bots.append(submit(stack, f"example-{game}", game, EXAMPLE.read_text()))
             if len(bots) < 2:  # a table needs two bots: a second random-playing uploaded one
