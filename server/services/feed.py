@@ -10,9 +10,11 @@ the missing matches back from the store once and carries on from the feed.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import itertools
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -25,6 +27,9 @@ KEEP = 4096
 CHANNELS = 256
 #: How long a stream sleeps between checks that its client is still there.
 WAKE_SECONDS = 1.0
+#: The least time between two wake-ups of one stream: under load a stream takes the events
+#: of several matches per wake-up instead of waking (with every other stream) for each one.
+MIN_WAKE_INTERVAL = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +123,8 @@ class TournamentFeed:
                 return [], (ch.generation, ch.head), True
             if ch.head <= seq and timeout > 0:
                 self._changed.wait_for(lambda: ch.head > seq, timeout)
-            fresh = [e for e in ch.events if e.seq > seq]
+            # Events are in sequence order: bisect, do not scan (many streams, long feeds).
+            fresh = ch.events[bisect.bisect_right(ch.events, seq, key=_seq) :]
             return fresh, (generation, ch.head), ch.dropped_upto > seq
 
     def snapshot(self, tournament_id: str) -> TournamentRecord:
@@ -154,6 +160,10 @@ class TournamentFeed:
         return {m.match_id: (m.round, m.table) not in open_blocks for m in matches}
 
 
+def _seq(event: MatchEvent) -> int:
+    return event.seq
+
+
 def follow(
     feed: TournamentFeed,
     tournament_id: str,
@@ -169,8 +179,14 @@ def follow(
         for event in _from_store(feed, tournament_id, seen):
             yield feed.snapshot(tournament_id), event
     wait = WAKE_SECONDS
+    woke = 0.0
     while not stop.is_set():
+        # Stream pacing, not match timing: the clock only spaces this stream's wake-ups.
+        pause = woke + MIN_WAKE_INTERVAL - time.monotonic()
+        if pause > 0 and stop.wait(pause):
+            return
         events, cursor, gap = feed.after(tournament_id, cursor, wait)
+        woke = time.monotonic()
         if gap:
             events = [*_from_store(feed, tournament_id, seen), *events]
         for event in events:
