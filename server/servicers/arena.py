@@ -10,9 +10,9 @@ import grpc
 import games
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from server.auth import current_principal, policy
-from server.auth.identity import names
-from server.ratings import sprt
 from server.servicers import convert
+from server.servicers.arena_accounts import AccountRpcs
+from server.servicers.arena_ranked import RankedRpcs
 from server.servicers.errors import stream, unary
 from server.servicers.gate import StreamGate
 from server.services import seattraces
@@ -35,7 +35,7 @@ from server.services.tournaments import (
     TournamentRequest,
     TournamentService,
 )
-from server.storage import BotRecord, MatchRecord, Store, TournamentRecord
+from server.storage import MatchRecord, Store, TournamentRecord
 
 _FORMATS = {
     common_pb2.TOURNAMENT_FORMAT_UNSPECIFIED: ROUND_ROBIN,
@@ -45,7 +45,7 @@ _FORMATS = {
 }
 
 
-class ArenaServicer(arena_pb2_grpc.ArenaServicer):
+class ArenaServicer(AccountRpcs, RankedRpcs, arena_pb2_grpc.ArenaServicer):
     """Games, bots, tournaments, matches, replays and leaderboards."""
 
     def __init__(
@@ -310,134 +310,6 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self, request: arena_pb2.BotHistoryRequest, context: grpc.ServicerContext
     ) -> arena_pb2.BotHistory:
         return convert.history(self.history.history(request.name, request.game))
-
-    @unary
-    def StartSprt(
-        self, request: arena_pb2.StartSprtRequest, context: grpc.ServicerContext
-    ) -> arena_pb2.SprtStatus:
-        names = [request.bot_a, request.bot_b, *(request.opponents or ["random"])]
-        if len(set(names)) != len(names):
-            raise InvalidArgumentError("A, B and the opponents must be different bots")
-        try:
-            bounds = sprt.Bounds(
-                request.elo0, request.elo1, request.alpha or 0.05, request.beta or 0.05
-            )
-        except ValueError as exc:
-            raise InvalidArgumentError(str(exc)) from None
-        status = self.tests.start(
-            request.game,
-            [self.bots.resolve(n) for n in names],
-            request.players_per_table,
-            bounds,
-            request.max_pairs,
-            request.decision_time_ms,
-            current_principal().user_id,
-        )
-        return convert.sprt_status(status)
-
-    @unary
-    def GetSprt(
-        self, request: arena_pb2.SprtRef, context: grpc.ServicerContext
-    ) -> arena_pb2.SprtStatus:
-        return convert.sprt_status(self.tests.status(request.test_id))
-
-    @stream
-    def WatchSprt(
-        self, request: arena_pb2.SprtRef, context: grpc.ServicerContext
-    ) -> Iterator[arena_pb2.SprtStatus]:
-        with self.streams.hold():
-            stop = threading.Event()
-            context.add_callback(stop.set)
-            for status in self.tests.watch(request.test_id, stop):
-                yield convert.sprt_status(status)
-
-    @unary
-    def JoinLadder(
-        self, request: arena_pb2.LadderRequest, context: grpc.ServicerContext
-    ) -> arena_pb2.LadderStatus:
-        bot, game = self._ladder_bot(request)
-        return convert.ladder(self.ladder.join(bot, game))
-
-    @unary
-    def LeaveLadder(
-        self, request: arena_pb2.LadderRequest, context: grpc.ServicerContext
-    ) -> arena_pb2.LadderStatus:
-        bot, game = self._ladder_bot(request)
-        return convert.ladder(self.ladder.leave(bot, game))
-
-    @unary
-    def GetLadder(
-        self, request: arena_pb2.GetLadderRequest, context: grpc.ServicerContext
-    ) -> arena_pb2.LadderStatus:
-        return convert.ladder(self.ladder.status(request.game))
-
-    @unary
-    def EndLadderSeason(
-        self, request: arena_pb2.GetLadderRequest, context: grpc.ServicerContext
-    ) -> arena_pb2.LadderStatus:
-        return convert.ladder(self.ladder.end_season(request.game))
-
-    def _ladder_bot(self, request: arena_pb2.LadderRequest) -> tuple[BotRecord, str]:
-        bot = self.bots.get(request.bot_name)
-        policy.check_ladder(current_principal(), bot.name, bot.origin, bot.owner)
-        game = request.game or (bot.games[0] if len(bot.games) == 1 else "")
-        if not game:
-            raise InvalidArgumentError(
-                f"bot {bot.name!r} plays {', '.join(bot.games)}: name the game"
-            )
-        return bot, game
-
-    @unary
-    def WhoAmI(
-        self, request: arena_pb2.WhoAmIRequest, context: grpc.ServicerContext
-    ) -> arena_pb2.WhoAmIResponse:
-        who = current_principal()
-        if who.anonymous:
-            return arena_pb2.WhoAmIResponse(anonymous=True)
-        return arena_pb2.WhoAmIResponse(
-            user=arena_pb2.User(name=who.name, admin=who.admin),
-            scopes=names(who.scopes),
-            token_id=who.token_id,
-        )
-
-    @unary
-    def CreateUser(
-        self, request: arena_pb2.CreateUserRequest, context: grpc.ServicerContext
-    ) -> arena_pb2.CreateUserResponse:
-        user, issued = self.accounts.create_user(current_principal(), request.name, request.admin)
-        return arena_pb2.CreateUserResponse(
-            user=convert.user(user),
-            token_info=convert.token_info(issued.record),
-            token=issued.token,
-        )
-
-    @unary
-    def CreateToken(
-        self, request: arena_pb2.CreateTokenRequest, context: grpc.ServicerContext
-    ) -> arena_pb2.CreateTokenResponse:
-        issued = self.accounts.create_token(
-            current_principal(),
-            request.user,
-            list(request.scopes),
-            request.expires_in_seconds,
-            request.label,
-        )
-        return arena_pb2.CreateTokenResponse(
-            token_info=convert.token_info(issued.record), token=issued.token
-        )
-
-    @unary
-    def ListTokens(
-        self, request: arena_pb2.ListTokensRequest, context: grpc.ServicerContext
-    ) -> arena_pb2.ListTokensResponse:
-        found = self.accounts.list_tokens(current_principal(), request.user)
-        return arena_pb2.ListTokensResponse(tokens=[convert.token_info(t) for t in found])
-
-    @unary
-    def RevokeToken(
-        self, request: arena_pb2.RevokeTokenRequest, context: grpc.ServicerContext
-    ) -> arena_pb2.TokenInfo:
-        return convert.token_info(self.accounts.revoke(current_principal(), request.token_id))
 
     def _event(
         self, record: TournamentRecord, match: MatchEvent | None
