@@ -14,7 +14,7 @@ from server.services.headtohead import TestStatus
 from server.services.history import History
 from server.services.ladder import LadderStatus
 from server.services.leaderboards import Published
-from server.services.matches import Replay
+from server.services.replays import Replay
 from server.services.seattraces import SeatStep, SeatView
 from server.services.tournaments import Standing
 from server.storage import (

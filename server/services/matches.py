@@ -6,17 +6,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
-import json
 import logging
 import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
-import games
-from games.replay import ranks_with_forfeits
 from server.services import validation as v
 from server.services.errors import (
     FailedPreconditionError,
@@ -27,6 +23,7 @@ from server.services.errors import (
 from server.services.feed import TournamentFeed
 from server.services.hygiene import strip_nul
 from server.services.outcomes import check_outcome, clean_outcome
+from server.services.replays import Replay, replay_match
 from server.services.scheduling import Enqueuer, send_quietly
 from server.services.seattraces import check_traces
 from server.services.verify import verify_outcome
@@ -68,31 +65,6 @@ class Reaped:
 
     requeued: tuple[str, ...]  # leases expired: the attempt is over
     resent: tuple[str, ...]  # queued, message presumed lost: no attempt counted
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayStep:
-    """One decision replayed: who, what, and the public state after it."""
-
-    index: int
-    player: int
-    legal_count: int
-    action: games.Action
-    action_text: str
-    by_fallback: bool
-    public_state: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Replay:
-    """A stored match replayed through the engine from (game, seed, log)."""
-
-    match: MatchRecord
-    initial_state: dict[str, Any]
-    steps: tuple[ReplayStep, ...]
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    matches_record: bool
 
 
 class MatchService:
@@ -396,45 +368,4 @@ class MatchService:
             raise FailedPreconditionError(
                 f"match {match_id} is {match.status.value}; replays need a finished match"
             )
-        spec = v.game_spec(match.game)
-        state = spec.new_game(num_players=len(match.seats), seed=match.seed)
-        initial = state.public_state()
-        steps = []
-        for d in decisions:
-            try:
-                action = spec.action_from_dict(json.loads(d.action_json))
-                state.apply(action)
-            except Exception as exc:  # a worker's log is data: it may not replay
-                raise FailedPreconditionError(
-                    f"the log of match {match_id} does not replay at decision {d.index}: "
-                    f"{type(exc).__name__}"
-                ) from None
-            steps.append(
-                ReplayStep(
-                    d.index,
-                    d.player,
-                    d.legal_count,
-                    action,
-                    d.action_text,
-                    d.by_fallback,
-                    state.public_state(),
-                )
-            )
-        if not state.is_over():
-            raise FailedPreconditionError(
-                f"the log of match {match_id} does not reach the end of the game"
-            )
-        result = state.result()
-        # The recorded ranks put forfeited seats last: compare like with like.
-        forfeited = {s.seat for s in match.seats if s.forfeit_reason}
-        ranks = ranks_with_forfeits(result.ranks, forfeited)
-        same_scores = list(result.scores) == [s.score for s in match.seats]
-        same_ranks = list(ranks) == [s.rank for s in match.seats]
-        return Replay(
-            match=match,
-            initial_state=initial,
-            steps=tuple(steps),
-            scores=result.scores,
-            ranks=ranks,
-            matches_record=same_scores and same_ranks,
-        )
+        return replay_match(match, decisions)
