@@ -1,4 +1,8 @@
-"""Storage/service values -> protobuf messages (the servicers' translation layer)."""
+"""Storage/service values -> protobuf messages (the servicers' translation layer).
+
+The ranked-play messages (leaderboards, SPRT status, the ladder) are built in
+:mod:`server.servicers.convert_ranked` and re-exported here: callers use ``convert.*``.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +12,11 @@ from datetime import datetime
 import games
 from hamlet import codec
 from hamlet.v1 import arena_pb2, common_pb2
-from server.elo import BotRating
-from server.ratings.intervals import ANCHOR_BOT, ANCHOR_RATING, Line
-from server.services.headtohead import TestStatus
+from server.ratings.intervals import Line
+from server.servicers.convert_ranked import ladder as ladder
+from server.servicers.convert_ranked import leaderboard as leaderboard
+from server.servicers.convert_ranked import sprt_status as sprt_status
 from server.services.history import History
-from server.services.ladder import LadderStatus
-from server.services.leaderboards import Published
 from server.services.replays import Replay
 from server.services.seattraces import SeatStep, SeatView
 from server.services.tournaments import Standing
@@ -229,97 +232,6 @@ def tournament(
             )
             for s in standings or []
         ],
-    )
-
-
-def leaderboard(
-    game_name: str,
-    lines: list[BotRating],
-    published: Published | None = None,
-    version_lines: bool = False,
-) -> arena_pb2.Leaderboard:
-    """A game's published rating (when given) and its live Elo table."""
-    shown = (
-        () if published is None else published.lines if version_lines else published.latest_only()
-    )
-    return arena_pb2.Leaderboard(
-        game=game_name,
-        rules_version=published.rules_version if published else "",
-        lines=[
-            arena_pb2.RatedLine(
-                position=i + 1,
-                bot_name=vl.bot,
-                version=vl.version,
-                rating=vl.line.rating,
-                low=vl.line.low,
-                high=vl.line.high,
-                rank_low=vl.line.rank_low,
-                rank_high=vl.line.rank_high,
-                games=vl.line.games,
-                average_place=vl.line.average_place,
-                provisional=vl.line.provisional,
-                other_versions=list(vl.other_versions),
-            )
-            for i, vl in enumerate(shown)
-        ],
-        seat_advantages=[
-            arena_pb2.SeatAdvantage(players=a.k, seat=a.seat, elo=a.elo, low=a.low, high=a.high)
-            for a in (published.seats if published else ())
-        ],
-        matches=published.matches if published else 0,
-        blocks=published.blocks if published else 0,
-        anchor_bot=ANCHOR_BOT,
-        anchor_rating=ANCHOR_RATING,
-        entries=[
-            arena_pb2.LeaderboardEntry(
-                position=i + 1,
-                bot_name=r.bot,
-                rating=r.rating,
-                games=r.games,
-                wins=r.wins,
-                draws=r.draws,
-                losses=r.losses,
-            )
-            for i, r in enumerate(lines)
-        ],
-    )
-
-
-def sprt_status(t: TestStatus) -> arena_pb2.SprtStatus:
-    """A head-to-head test."""
-    h0, h1, mid = t.expected
-    verdict = t.verdict if t.verdict.value != "continue" else t.state.verdict
-    return arena_pb2.SprtStatus(
-        test_id=t.tournament_id,
-        game=t.game,
-        bot_a=t.bot_a,
-        bot_b=t.bot_b,
-        opponents=list(t.opponents),
-        elo0=t.bounds.elo0,
-        elo1=t.bounds.elo1,
-        alpha=t.bounds.alpha,
-        beta=t.bounds.beta,
-        expected_pairs_h0=h0,
-        expected_pairs_h1=h1,
-        expected_pairs_midway=mid,
-        pairs=t.state.blocks,
-        llr=t.state.llr,
-        lower=t.bounds.lower,
-        upper=t.bounds.upper,
-        nelo=t.state.nelo,
-        verdict=verdict.value,
-        finished=t.finished,
-    )
-
-
-def ladder(status: LadderStatus) -> arena_pb2.LadderStatus:
-    """A game's ladder."""
-    return arena_pb2.LadderStatus(
-        game=status.game,
-        tournament_id=status.tournament_id,
-        bots=list(status.bots),
-        open_blocks=status.open_blocks,
-        blocks=status.blocks,
     )
 
 
