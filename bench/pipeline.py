@@ -67,7 +67,8 @@ class Stack:
 def stack(tmp: Path, workers: int, concurrency: int, database_url: str = "") -> Iterator[Stack]:
     from server.app import build_server
     from server.config import Settings
-    from server.embedded import start_redis, start_worker, wait_for_bots
+    from server.embedded import wait_for_bots
+    from server.processes import start_redis, start_worker
 
     logs = tmp / "logs"
     logs.mkdir(parents=True)

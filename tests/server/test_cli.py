@@ -100,7 +100,7 @@ def test_exit_codes(running: Running, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_unreachable_server(capsys: pytest.CaptureFixture[str]) -> None:
-    from server.embedded import free_port
+    from server.processes import free_port
 
     code, _, err = run(capsys, "games", "--server", f"127.0.0.1:{free_port()}", "--timeout", "1")
     assert code == 4 and "cannot reach the server" in err

