@@ -227,6 +227,8 @@ def settings(game: str, args: argparse.Namespace) -> mcts.Settings | None:
         "playout_rounds": args.playout_rounds,
         "exploration": args.exploration,
         "scale": args.scale,
+        "prior": args.prior,
+        "horizon": args.horizon,
     }
     changed = {k: v for k, v in changes.items() if v is not None}
     if not changed:
@@ -251,6 +253,8 @@ def main() -> int:
     parser.add_argument("--playout-rounds", type=int, help="override the game's playout depth")
     parser.add_argument("--exploration", type=float, help="override the UCB1 constant")
     parser.add_argument("--scale", type=float, help="override the heuristic's squashing scale")
+    parser.add_argument("--prior", type=float, help="override the root's progressive bias")
+    parser.add_argument("--horizon", type=int, help="override the leaf horizon (decisions)")
     args = parser.parse_args()
     print("mcts iterations per CPU-second, one search from a mid-game 4-player position:")
     for game in args.games:

@@ -191,3 +191,17 @@ def test_registered_for_every_game() -> None:
     assert "mcts" in registry.names()
     assert registry.games_for("mcts") == games.names()
     assert isinstance(registry.make("mcts", "village", random.Random(0)), mcts.MctsBot)
+
+
+def test_root_prior_is_greedys_one_step_gain() -> None:
+    state = games.get("farmaria").new_game(num_players=2, seed=5)
+    seat = state.to_move()
+    assert seat is not None
+    legal = state.legal_actions()
+    settings = mcts.Settings(prior=2.0)
+    bot = mcts.MctsBot("farmaria", random.Random(3), settings=settings)
+    priors = bot._priors(state, legal, seat)
+    assert set(priors) == set(legal)
+    assert all(0.0 <= p <= 2.0 for p in priors.values())
+    off = mcts.MctsBot("farmaria", random.Random(3), settings=mcts.Settings(prior=0.0))
+    assert off._priors(state, legal, seat) == {}
