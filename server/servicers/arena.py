@@ -99,20 +99,13 @@ class ArenaServicer(AccountRpcs, RankedRpcs, arena_pb2_grpc.ArenaServicer):
     def SubmitBot(
         self, request: arena_pb2.SubmitBotRequest, context: grpc.ServicerContext
     ) -> arena_pb2.SubmitBotResponse:
-        who = current_principal()
-        v.bot_name(request.name)
-        existing = self.store.get_bot(request.name)
-        if existing is not None:
-            policy.check_bot_change(
-                who, existing.name, existing.origin, existing.owner, "add versions to"
-            )
-        assert who.user_id is not None  # the method table requires a user's token
+        owner_id = self._may_add_version(request.name)
         done = self.bots.submit(
             request.name,
             request.game,
             request.source,
             request.description,
-            who.user_id,
+            owner_id,
             request.archive,
         )
         return arena_pb2.SubmitBotResponse(
@@ -126,21 +119,14 @@ class ArenaServicer(AccountRpcs, RankedRpcs, arena_pb2_grpc.ArenaServicer):
     def RegisterRemoteBot(
         self, request: arena_pb2.RegisterRemoteBotRequest, context: grpc.ServicerContext
     ) -> arena_pb2.RegisterRemoteBotResponse:
-        who = current_principal()
-        v.bot_name(request.name)
-        existing = self.store.get_bot(request.name)
-        if existing is not None:
-            policy.check_bot_change(
-                who, existing.name, existing.origin, existing.owner, "add versions to"
-            )
-        assert who.user_id is not None  # the method table requires a user's token
+        owner_id = self._may_add_version(request.name)
         done = self.remote.register(
             request.name,
             request.game,
             request.endpoint,
             request.description,
             request.ca_cert_pem,
-            who.user_id,
+            owner_id,
         )
         return arena_pb2.RegisterRemoteBotResponse(
             bot=convert.bot(done.bot),
@@ -329,6 +315,19 @@ class ArenaServicer(AccountRpcs, RankedRpcs, arena_pb2_grpc.ArenaServicer):
             while len(self._events) > 1024:
                 self._events.pop(next(iter(self._events)))
         return event
+
+    def _may_add_version(self, name: str) -> int:
+        """The caller's user id, if they may add a version of bot ``name`` (a new name is
+        theirs to take; an existing bot only its owner's or an admin's)."""
+        who = current_principal()
+        v.bot_name(name)
+        existing = self.store.get_bot(name)
+        if existing is not None:
+            policy.check_bot_change(
+                who, existing.name, existing.origin, existing.owner, "add versions to"
+            )
+        assert who.user_id is not None  # the method table requires a user's token
+        return who.user_id
 
     def _may_change(self, tournament_id: str, what: str) -> None:
         record = self.tournaments.get(tournament_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -89,21 +90,7 @@ class BotsPart(SqlBase):
     ) -> tuple[BotRecord, bool]:
         with self._tx() as s:
             now = utcnow()
-            bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
-            if bot is None:
-                bot = m.Bot(
-                    name=name, origin="uploaded", owner_id=owner_id, games=game, created_at=now
-                )
-                bot.description = description
-                bot.retired = False
-                s.add(bot)
-                s.flush()
-            elif bot.origin != "uploaded":
-                raise StoreConflictError(f"bot name {name!r} belongs to a {bot.origin} bot")
-            elif bot.games != game:
-                raise StoreConflictError(f"bot {name!r} plays {bot.games}, not {game}")
-            elif bot.retired:
-                raise StoreConflictError(f"bot {name!r} is retired")
+            bot = _bot_for_version(s, name, "uploaded", game, description, owner_id, now)
             existing = s.scalar(
                 select(m.BotVersion).where(
                     m.BotVersion.bot_id == bot.id, m.BotVersion.code_sha256 == sha256
@@ -137,21 +124,7 @@ class BotsPart(SqlBase):
     ) -> tuple[BotRecord, bool]:
         with self._tx() as s:
             now = utcnow()
-            bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
-            if bot is None:
-                bot = m.Bot(
-                    name=name, origin="remote", owner_id=owner_id, games=game, created_at=now
-                )
-                bot.description = description
-                bot.retired = False
-                s.add(bot)
-                s.flush()
-            elif bot.origin != "remote":
-                raise StoreConflictError(f"bot name {name!r} belongs to a {bot.origin} bot")
-            elif bot.games != game:
-                raise StoreConflictError(f"bot {name!r} plays {bot.games}, not {game}")
-            elif bot.retired:
-                raise StoreConflictError(f"bot {name!r} is retired")
+            bot = _bot_for_version(s, name, "remote", game, description, owner_id, now)
             latest = s.scalar(
                 select(m.BotVersion)
                 .where(m.BotVersion.bot_id == bot.id)
@@ -288,3 +261,24 @@ class BotsPart(SqlBase):
         if bot.owner_id is None:
             return ""
         return s.scalar(select(m.User.name).where(m.User.id == bot.owner_id)) or ""
+
+
+def _bot_for_version(
+    s: Session, name: str, origin: str, game: str, description: str, owner_id: int, now: datetime
+) -> m.Bot:
+    """The bot a new version of ``origin`` goes to: made on first use; refused if the name
+    belongs to a bot of another origin or game, or to a retired one."""
+    bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
+    if bot is None:
+        bot = m.Bot(name=name, origin=origin, owner_id=owner_id, games=game, created_at=now)
+        bot.description = description
+        bot.retired = False
+        s.add(bot)
+        s.flush()
+    elif bot.origin != origin:
+        raise StoreConflictError(f"bot name {name!r} belongs to a {bot.origin} bot")
+    elif bot.games != game:
+        raise StoreConflictError(f"bot {name!r} plays {bot.games}, not {game}")
+    elif bot.retired:
+        raise StoreConflictError(f"bot {name!r} is retired")
+    return bot
