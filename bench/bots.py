@@ -10,7 +10,8 @@ setup it prints ``mcts``'s average place (1 = first), its win rate (a shared fir
 counts 1/k) with a Wilson 95% interval over games, and a test of "``mcts`` places no
 better than the opponent": per block the opponent seats' mean place minus ``mcts``'s
 place, an exact two-sided sign test over blocks (``sign p``) and a t-test on the block
-differences (``t p``). The iteration rate (iterations per CPU-second of ``mcts``'s own
+differences (``t p``); and an exact binomial test of its wins against the even share
+``1/n`` (``win p``). The iteration rate (iterations per CPU-second of ``mcts``'s own
 search) is printed per setup, and before the matches the rate from a mid-game four-player
 position of each game (``--speed-only`` prints only that).
 
@@ -63,6 +64,7 @@ class Block:
     opponent_mean_place: float
     iterations: int
     search_cpu_s: float
+    decisions: int
 
 
 def make_mcts(setup: Setup, rng: random.Random) -> mcts.MctsBot:
@@ -88,6 +90,7 @@ def play_block(setup: Setup, seed: int) -> Block:
     opponent_places: list[float] = []
     iterations = 0
     cpu = 0.0
+    decisions = 0
     for seat_of_mcts in range(n):
         state = games.get(setup.game).new_game(num_players=n, seed=seed)
         search = make_mcts(setup, random.Random(games.derive_seed(seed, "mcts", seat_of_mcts)))
@@ -106,6 +109,7 @@ def play_block(setup: Setup, seed: int) -> Block:
                 choice = search.decide(state, legal, decision)
                 cpu += time.process_time() - began
                 iterations += search.last_iterations
+                decisions += 1
             else:
                 choice = bots[seat].decide(state, legal, decision)
             state.apply(legal[choice])
@@ -115,7 +119,7 @@ def play_block(setup: Setup, seed: int) -> Block:
         wins.append(1.0 / firsts if ranks[seat_of_mcts] == 0 else 0.0)
         others = [r + 1 for i, r in enumerate(ranks) if i != seat_of_mcts]
         opponent_places.append(sum(others) / len(others))
-    return Block(tuple(places), tuple(wins), sum(opponent_places) / n, iterations, cpu)
+    return Block(tuple(places), tuple(wins), sum(opponent_places) / n, iterations, cpu, decisions)
 
 
 def wilson(successes: float, trials: int, z: float = 1.959964) -> tuple[float, float]:
@@ -145,13 +149,17 @@ def report(setup: Setup, blocks: list[Block]) -> str:
         else (0.0 if diffs and min(diffs) > 0 else 1.0)
     )
     low, high = wilson(sum(wins), len(wins))
+    # Wins against the even share 1/n: a shared first place is rounded down (conservative).
+    win_p = stats.binomtest(int(sum(wins)), len(wins), 1 / setup.players).pvalue
     opp = sum(b.opponent_mean_place for b in blocks) / len(blocks)
-    rate = sum(b.iterations for b in blocks) / max(1e-9, sum(b.search_cpu_s for b in blocks))
+    cpu = sum(b.search_cpu_s for b in blocks)
+    rate = sum(b.iterations for b in blocks) / max(1e-9, cpu)
+    per_decision = cpu / max(1, sum(b.decisions for b in blocks))
     return (
         f"{setup.game:<11}{setup.players:>3} {setup.opponent:<7}{len(places):>6}"
         f"{sum(places) / len(places):>7.2f}{opp:>7.2f}"
-        f"{sum(wins) / len(wins):>7.1%} [{low:.0%}, {high:.0%}]"
-        f"{better:>5}/{worse:<4}{sign_p:>9.2g}{t_p:>9.2g}{rate:>9.0f}"
+        f"{sum(wins) / len(wins):>7.1%} [{low:.0%}, {high:.0%}]{win_p:>9.2g}"
+        f"{better:>6}/{worse:<4}{sign_p:>9.2g}{t_p:>9.2g}{rate:>9.0f}{per_decision:>7.2f}"
     )  # fmt: skip
 
 
@@ -229,6 +237,7 @@ def settings(game: str, args: argparse.Namespace) -> mcts.Settings | None:
         "scale": args.scale,
         "prior": args.prior,
         "horizon": args.horizon,
+        "playout": None if args.playout is None else mcts.Playout(args.playout),
     }
     changed = {k: v for k, v in changes.items() if v is not None}
     if not changed:
@@ -244,6 +253,13 @@ def main() -> int:
     parser.add_argument("--decision-ms", type=int, default=1000, help="time budget per decision")
     parser.add_argument("--iterations", type=int, help="iteration budget (overrides the time)")
     parser.add_argument("--blocks", type=int, default=20, help="duplicate blocks per setup")
+    parser.add_argument(
+        "--blocks-at",
+        nargs="+",
+        default=[],
+        metavar="PLAYERS=BLOCKS",
+        help="another number of blocks at a table size (4=3: four-player games are dearer)",
+    )
     parser.add_argument("--games", nargs="+", default=games.names())
     parser.add_argument("--players", nargs="+", type=int, default=[2, 4])
     parser.add_argument("--opponents", nargs="+", default=["greedy", "random"])
@@ -255,6 +271,8 @@ def main() -> int:
     parser.add_argument("--scale", type=float, help="override the heuristic's squashing scale")
     parser.add_argument("--prior", type=float, help="override the root's progressive bias")
     parser.add_argument("--horizon", type=int, help="override the leaf horizon (decisions)")
+    policies = [p.value for p in mcts.Playout]
+    parser.add_argument("--playout", choices=policies, help="override the playout policy")
     args = parser.parse_args()
     print("mcts iterations per CPU-second, one search from a mid-game 4-player position:")
     for game in args.games:
@@ -263,31 +281,44 @@ def main() -> int:
         print(f"  {game:<11}{rate:>7.0f} it/s  ({options} legal actions; target 300)  µs: {parts}")
     if args.speed_only:
         return 0
+    blocks_at = {int(k): int(v) for k, v in (item.split("=") for item in args.blocks_at)}
     budget = (
         f"{args.iterations} iterations" if args.iterations else f"{args.decision_ms} ms"
     ) + " per decision"
-    print(f"mcts against each opponent, {args.blocks} duplicate blocks per setup, {budget}")
+    counts = ", ".join([f"{args.blocks}", *(f"{v} at {k} players" for k, v in blocks_at.items())])
+    print(f"mcts against each opponent, duplicate blocks per setup: {counts}; {budget}")
     print(
         f"{'game':<11}{'n':>3} {'vs':<7}{'games':>6}{'place':>7}{'opp':>7}{'win':>7} "
-        f"{'95% CI':<11}{'blocks +/-':>10}{'sign p':>9}{'t p':>9}{'it/s':>9}"
+        f"{'95% CI':<11}{'win p':>9}{'blocks +/-':>11}{'sign p':>9}{'t p':>9}"
+        f"{'it/s':>9}{'s/dec':>7}"
     )
+    setups = [
+        Setup(game, n, opponent, args.decision_ms / 1000, args.iterations, settings(game, args))
+        for game in args.games
+        for n in args.players
+        if games.get(game).min_players <= n <= games.get(game).max_players
+        for opponent in args.opponents
+    ]
+
+    def seeds(setup: Setup) -> range:
+        return range(args.first_seed, args.first_seed + blocks_at.get(setup.players, args.blocks))
+
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for game in args.games:
-            for n in args.players:
-                if not games.get(game).min_players <= n <= games.get(game).max_players:
-                    continue
-                for opponent in args.opponents:
-                    setup = Setup(
-                        game, n, opponent, args.decision_ms / 1000, args.iterations,
-                        settings(game, args),
-                    )  # fmt: skip
-                    seeds = range(args.first_seed, args.first_seed + args.blocks)
-                    blocks = list(pool.map(play_block, [setup] * len(seeds), seeds))
-                    print(report(setup, blocks), flush=True)
+        # Every block of every setup is queued at once, so no core idles between setups.
+        pending = [[pool.submit(play_block, s, seed) for seed in seeds(s)] for s in setups]
+        for setup, futures in zip(setups, pending, strict=True):
+            blocks = []
+            for seed, future in zip(seeds(setup), futures, strict=True):
+                blocks.append(future.result())
+                print(f"  {setup.game} {setup.players}p vs {setup.opponent}: block {seed} "
+                      f"places {blocks[-1].places}", file=sys.stderr, flush=True)  # fmt: skip
+            print(report(setup, blocks), flush=True)
     print("place: mcts's mean place (1 = first); opp: the opponent seats' mean place; win: a")
-    print("shared first place counts 1/k; blocks +/-: blocks mcts placed better/worse than the")
+    print("shared first place counts 1/k; win p: exact binomial test of mcts's wins against")
+    print("the even share 1/n; blocks +/-: blocks mcts placed better/worse than the")
     print("opponents on average; sign p: exact two-sided sign test over blocks; t p: t-test on")
-    print("the block differences; it/s: mcts iterations per CPU-second of its search.")
+    print("the block differences; it/s: mcts iterations per CPU-second of its search; s/dec:")
+    print("its mean CPU seconds per decision (below the budget when the answer settles early).")
     return 0
 
 

@@ -13,16 +13,25 @@ The variant is single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012), op
   available, not how often its parent was visited).
 - **UCT selection** (UCB1 with exploration constant ``c``) for whichever player moves at a
   node, on that player's utility (max^n style: every player maximises his own);
-  **expansion** of one untried action per iteration; a **playout** by uniformly random
-  legal actions up to a fixed horizon (``Settings.playout_rounds`` decisions per player
-  after the root, tree and playout together, so every leaf is valued equally far ahead),
+  **expansion** of one untried action per iteration; a **playout** in which every mover
+  takes greedy's choice (the best one-step heuristic value for himself on the sampled
+  world) up to a fixed horizon (``Settings.playout_rounds`` decisions per player after the
+  root, tree and playout together, so every leaf is valued equally far ahead),
   valued by the game's heuristic gain since the root when cut off and by the rank
   utility when the game ends (``bots.search``); **back-up** of the per-player utility
   vector along the path.
 - **a root prior**: at the root the bot's UCB score gets ``prior * p / (1 + visits)``,
   ``p`` the action's one-step heuristic gain on one determinization (``greedy``'s view),
   and untried root actions are expanded best prior first (progressive bias).
-- **the answer** is the root's most visited child (ties broken by the seeded generator).
+- **the answer** is the root's most visited child (ties broken by the seeded generator);
+  the search stops early once the leader's margin exceeds the iterations left, when more
+  search could not change the answer (``bots.search.settled``).
+
+Greedy playouts are what make it stronger than ``greedy``: at 100 iterations per decision
+against three ``greedy`` players in Farmaria (6 duplicate blocks) random playouts won 29%
+of the games (mean place 2.29), greedy ones 71% (place 1.54); in My Village 4p, 58%
+(place 1.50, 3 blocks). The search is then a rollout of greedy improved at the root and
+in the tree, which is the policy-improvement step of rollout algorithms.
 
 The bot's only randomness is its injected ``random.Random``: with an iteration budget the
 same seed gives the same choices (tests use ``MctsBot(game, rng, budget=Budget(iterations=
@@ -38,6 +47,7 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from bots import greedy
 from bots.api import Bot, Decision
@@ -48,8 +58,20 @@ from bots.search import (
     heuristic_utilities,
     most_visited,
     rank_utilities,
+    settled,
 )
 from games import Action, State
+
+
+class Playout(StrEnum):
+    """How a playout picks each move."""
+
+    #: A uniformly random legal action: cheapest per step.
+    RANDOM = "random"
+    #: The mover's best one-step heuristic value for himself on the sampled world
+    #: (``greedy``'s rule, random among equals): dearer per step, but the other players
+    #: answer as a sensible player would, so a short horizon sees real replies.
+    GREEDY = "greedy"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +94,8 @@ class Settings:
     #: gets ``prior * p / (1 + visits)``, ``p`` its one-step heuristic gain squashed like a
     #: leaf (one determinization, as ``greedy`` scores it). 0 turns it off.
     prior: float = 3.0
+    #: How playouts choose each move (:class:`Playout`).
+    playout: Playout = Playout.GREEDY
 
 
 #: Per-game settings where the general ones do not suit (``bench/bots.py --exploration
@@ -81,6 +105,10 @@ class Settings:
 #: root (one round with two players, as before; half a round with four: 4p placed 1.67 and
 #: 1.81 against greedy's 2.78 and 2.73 over 3 + 4 blocks, against 33% wins before).
 DEFAULTS: dict[str, Settings] = {"my_village": Settings(prior=0.0, horizon=2)}
+
+
+#: Iterations between two checks of whether the answer is settled (``bots.search.settled``).
+CHECK_EVERY = 32
 
 
 def settings_for(game: str) -> Settings:
@@ -128,9 +156,14 @@ class MctsBot:
         root = _Node()
         priors = self._priors(state, legal, seat)
         watch = Stopwatch(self._budget, decision)
+        children = root.children
         while watch.more():
             self._iterate(root, state.determinize(seat, self._rng), priors)
             watch.done += 1
+            if watch.done % CHECK_EVERY == 0 and settled(
+                [c.visits for c in children.values()], watch.remaining()
+            ):
+                break
         self.last_iterations = watch.done
         best = most_visited([root.children[a].visits if a in root.children else -1 for a in legal])
         return best[0] if len(best) == 1 else self._rng.choice(best)
@@ -219,16 +252,36 @@ class MctsBot:
         return [float(evaluate(world.observation(p), p)) for p in range(world.num_players)]
 
     def _playout(self, world: State, limit: int, baseline: list[float] | None) -> list[float]:
-        """Random play for ``limit`` decisions (or to the end); per-player utilities."""
+        """Play ``limit`` decisions (or to the end) by the playout policy; utilities."""
         randrange = self._rng.randrange
+        evaluate = self._evaluate if self._settings.playout is Playout.GREEDY else None
         while limit != 0 and not world.is_over():
             actions = world.legal_actions()
-            world.apply(actions[randrange(len(actions))])
+            if evaluate is None or len(actions) == 1:
+                world.apply(actions[randrange(len(actions))])
+            else:
+                world.apply(self._greedy_choice(world, actions, evaluate))
             limit -= 1
         if world.is_over():
             return rank_utilities(world.result())
         assert baseline is not None
         return heuristic_utilities(self._values(world), baseline, self._settings.scale)
+
+    def _greedy_choice(self, world: State, actions: Sequence[Action], evaluate: Evaluate) -> Action:
+        """The mover's best action by one-step heuristic value (random among equals)."""
+        mover = world.to_move()
+        assert mover is not None
+        best: list[Action] = []
+        best_score = -math.inf
+        for action in actions:
+            after = world.clone()
+            after.apply(action)
+            score = float(evaluate(after.observation(mover), mover))
+            if score > best_score:
+                best, best_score = [action], score
+            elif score == best_score:
+                best.append(action)
+        return best[0] if len(best) == 1 else best[self._rng.randrange(len(best))]
 
 
 def make(game: str, rng: random.Random) -> Bot:

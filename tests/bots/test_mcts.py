@@ -14,7 +14,7 @@ import pytest
 import games
 from bots import mcts, registry
 from bots.api import Bot, Decision
-from bots.search import Budget, rank_utilities
+from bots.search import Budget, rank_utilities, settled
 from games import Result, State
 from tests import toygame
 
@@ -205,3 +205,29 @@ def test_root_prior_is_greedys_one_step_gain() -> None:
     assert all(0.0 <= p <= 2.0 for p in priors.values())
     off = mcts.MctsBot("farmaria", random.Random(3), settings=mcts.Settings(prior=0.0))
     assert off._priors(state, legal, seat) == {}
+
+
+def test_settled_when_the_leader_cannot_be_caught() -> None:
+    assert settled([40, 10, 3], remaining=29)
+    assert not settled([40, 10, 3], remaining=30)  # 30 more visits to the second: a tie
+    assert not settled([20, 20], remaining=0)  # a tie is never settled
+
+
+def test_a_search_stops_once_more_iterations_cannot_change_its_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The toy game's first decision: with a generous budget the leader pulls away early,
+    # and the search saves the rest; the answer is the one a full search gives.
+    state = games.get(toygame.NAME).new_game(num_players=2, seed=1)
+    seat = state.to_move()
+    assert seat is not None
+    legal = state.legal_actions()
+    decision = Decision(toygame.NAME, seat, 0, 1, 1)
+    bot = search_bot(toygame.NAME, 2, iterations=5_000)
+    choice = bot.decide(state, legal, decision)
+    assert bot.last_iterations < 5_000
+    assert bot.last_iterations % mcts.CHECK_EVERY == 0
+    monkeypatch.setattr(mcts, "CHECK_EVERY", 10**9)  # never checks: the whole budget
+    full = search_bot(toygame.NAME, 2, iterations=5_000)
+    assert full.decide(state, legal, decision) == choice
+    assert full.last_iterations == 5_000
