@@ -55,10 +55,9 @@ def _server_addr() -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from server import cli_bot
     from server import commands as c
     from server import commands_accounts as ca
-    from server import commands_bots as cb
-    from server import commands_play as cp
     from server import commands_ranked as cr
     from server import commands_web as cw
 
@@ -90,74 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--game", default="", help="only bots that play GAME")
     p.add_argument("--all", action="store_true", help="include retired bots")
 
-    bot = sub.add_parser(
-        "bot",
-        help="write, play locally, submit, register, show or retire a bot",
-    ).add_subparsers(dest="bot_command", required=True, metavar="ACTION")
-    p = add(
-        "submit",
-        cb.bot_submit,
-        "submit a new version of an uploaded bot (a .py file, .zip or directory)",
-        bot,
-    )
-    p.add_argument("name")
-    p.add_argument("game")
-    p.add_argument("file", type=Path)
-    p.add_argument("--description", default="")
-    p = add("versions", cb.bot_versions, "every version of a bot, with its ratings", bot)
-    p.add_argument("name")
-    p = add("show", cb.bot_show, "one version of a bot (default: its latest)", bot)
-    p.add_argument("bot", metavar="NAME[@VERSION]")
-    p = add(
-        "register",
-        cb.bot_register,
-        "register a new version of a remote bot (your own gRPC hamlet.v1.Bot service)",
-        bot,
-    )
-    p.add_argument("name")
-    p.add_argument("--game", required=True)
-    p.add_argument(
-        "--endpoint", required=True, help="grpc://host:port, or grpcs://host:port for TLS"
-    )
-    p.add_argument("--ca", type=Path, default=None, help="PEM CA certificate for grpcs")
-    p.add_argument("--description", default="")
-    p = add("retire", cb.bot_retire, "retire a bot (it keeps its results)", bot)
-    p.add_argument("name")
-    p = add("history", cr.bot_history, "a bot's rating over time and results by opponent", bot)
-    p.add_argument("name")
-    p.add_argument("--game", default="", help="the game (needed if the bot plays several)")
-    p = add(
-        "restore", cb.bot_restore, "put a retired bot back in play (its owner or an admin)", bot
-    )
-    p.add_argument("name")
-    p = add("new", cp.bot_new, "write NAME.py: a commented bot for GAME that beats random", bot)
-    p.add_argument("name")
-    p.add_argument("--game", required=True, help="the game the bot plays")
-    p.add_argument("--dir", type=Path, default=Path(), help="where to write it (default .)")
-    p = add(
-        "play",
-        cp.bot_play,
-        "play a bot locally against built-ins, in duplicate blocks, with the workers' sandbox "
-        "and time rules (no server needed)",
-        bot,
-    )
-    p.add_argument("target", metavar="TARGET", help="a .py or .zip file, a built-in, grpc://H:P")
-    p.add_argument("--game", required=True)
-    p.add_argument("--vs", default="random", help="comma-separated opponents (default random)")
-    p.add_argument("--games", type=int, default=20, help="games, in whole blocks (default 20)")
-    p.add_argument("--seed", type=int, default=None, help="default: random (printed)")
-    p.add_argument(
-        "--players", type=int, default=0, help="per table (default: you + one per opponent)"
-    )
-    p.add_argument(
-        "--decision-ms",
-        type=int,
-        default=None,
-        help="per-decision limit (default: the server's, 1000); the bank is 10 times it",
-    )
-    p.add_argument(
-        "--trace", type=Path, default=None, metavar="DIR", help="write every decision to DIR"
-    )
+    cli_bot.add_commands(sub, add)
 
     p = add("sprt", cr.sprt, "is bot B better than bot A? a sequential test on paired blocks")
     p.add_argument("a", metavar="A", help="the baseline")

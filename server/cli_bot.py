@@ -1,0 +1,88 @@
+"""The ``hamlet bot ...`` commands' arguments (their code is ``server.commands_bots``,
+``server.commands_play`` and ``server.commands_ranked``)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+#: ``add(name, func, help, parent)``: the CLI's way to add one client command.
+Add = Callable[..., argparse.ArgumentParser]
+
+
+def add_commands(sub: Any, add: Add) -> None:
+    """Add ``bot`` and its actions to the top-level subparsers ``sub``."""
+    from server import commands_bots as cb
+    from server import commands_play as cp
+    from server import commands_ranked as cr
+
+    bot = sub.add_parser(
+        "bot",
+        help="write, play locally, submit, register, show or retire a bot",
+    ).add_subparsers(dest="bot_command", required=True, metavar="ACTION")
+    p = add(
+        "submit",
+        cb.bot_submit,
+        "submit a new version of an uploaded bot (a .py file, .zip or directory)",
+        bot,
+    )
+    p.add_argument("name")
+    p.add_argument("game")
+    p.add_argument("file", type=Path)
+    p.add_argument("--description", default="")
+    p = add("versions", cb.bot_versions, "every version of a bot, with its ratings", bot)
+    p.add_argument("name")
+    p = add("show", cb.bot_show, "one version of a bot (default: its latest)", bot)
+    p.add_argument("bot", metavar="NAME[@VERSION]")
+    p = add(
+        "register",
+        cb.bot_register,
+        "register a new version of a remote bot (your own gRPC hamlet.v1.Bot service)",
+        bot,
+    )
+    p.add_argument("name")
+    p.add_argument("--game", required=True)
+    p.add_argument(
+        "--endpoint", required=True, help="grpc://host:port, or grpcs://host:port for TLS"
+    )
+    p.add_argument("--ca", type=Path, default=None, help="PEM CA certificate for grpcs")
+    p.add_argument("--description", default="")
+    p = add("retire", cb.bot_retire, "retire a bot (it keeps its results)", bot)
+    p.add_argument("name")
+    p = add("history", cr.bot_history, "a bot's rating over time and results by opponent", bot)
+    p.add_argument("name")
+    p.add_argument("--game", default="", help="the game (needed if the bot plays several)")
+    p = add(
+        "restore", cb.bot_restore, "put a retired bot back in play (its owner or an admin)", bot
+    )
+    p.add_argument("name")
+    p = add("new", cp.bot_new, "write NAME.py: a commented bot for GAME that beats random", bot)
+    p.add_argument("name")
+    p.add_argument("--game", required=True, help="the game the bot plays")
+    p.add_argument("--dir", type=Path, default=Path(), help="where to write it (default .)")
+    p = add(
+        "play",
+        cp.bot_play,
+        "play a bot locally against built-ins, in duplicate blocks, with the workers' sandbox "
+        "and time rules (no server needed)",
+        bot,
+    )
+    p.add_argument("target", metavar="TARGET", help="a .py or .zip file, a built-in, grpc://H:P")
+    p.add_argument("--game", required=True)
+    p.add_argument("--vs", default="random", help="comma-separated opponents (default random)")
+    p.add_argument("--games", type=int, default=20, help="games, in whole blocks (default 20)")
+    p.add_argument("--seed", type=int, default=None, help="default: random (printed)")
+    p.add_argument(
+        "--players", type=int, default=0, help="per table (default: you + one per opponent)"
+    )
+    p.add_argument(
+        "--decision-ms",
+        type=int,
+        default=None,
+        help="per-decision limit (default: the server's, 1000); the bank is 10 times it",
+    )
+    p.add_argument(
+        "--trace", type=Path, default=None, metavar="DIR", help="write every decision to DIR"
+    )
