@@ -142,7 +142,7 @@ def report(setup: Setup, blocks: list[Block]) -> str:
     better = sum(d > 0 for d in diffs)
     worse = sum(d < 0 for d in diffs)
     sign_p = stats.binomtest(better, better + worse, 0.5).pvalue if better + worse else 1.0
-    spread = stats.tstd(diffs) if len(diffs) > 1 else 0.0
+    spread = stats.tstd(diffs) if len(set(diffs)) > 1 else 0.0  # identical: no spread
     t_p = (
         float(stats.ttest_1samp(diffs, 0.0).pvalue)
         if len(diffs) > 1 and spread > 0
