@@ -78,8 +78,12 @@ def _parser() -> argparse.ArgumentParser:
     ) -> argparse.ArgumentParser:
         # Only commands that call a server take --server, --json and --timeout: a process
         # command given one would ignore it, so it is refused as an unknown argument.
+        # argparse %-formats help strings (not descriptions): "95%" must reach it as "95%%".
         p: argparse.ArgumentParser = parent.add_parser(
-            name, parents=[common] if client else [], help=help_text, description=help_text
+            name,
+            parents=[common] if client else [],
+            help=help_text.replace("%", "%%"),
+            description=help_text,
         )
         p.set_defaults(func=func)
         return p

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -13,6 +14,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from server import cli
 from server.cli import main
 from tests.server import fakeworker
 from tests.server.conftest import Running
@@ -187,3 +189,23 @@ def test_rebuild_ratings_command(
     code, after, _ = run(capsys, "rebuild-ratings", "toy", "--json")
     assert code == 0
     assert json.loads(after)["entries"] == json.loads(before)["entries"]
+
+
+def test_every_help_page_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    # A help text with a bare "%" ("95% intervals") once made `hamlet --help` crash.
+    parser = cli._parser()
+    pages: list[list[str]] = [[]]
+    stack: list[tuple[list[str], argparse.ArgumentParser]] = [([], parser)]
+    while stack:
+        prefix, p = stack.pop()
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    pages.append([*prefix, name])
+                    stack.append(([*prefix, name], child))
+    assert len(pages) > 30
+    for page in pages:
+        with pytest.raises(SystemExit) as done:
+            cli._parser().parse_args([*page, "--help"])
+        assert done.value.code == 0, page
+    assert "95% intervals" in capsys.readouterr().out
