@@ -37,17 +37,27 @@ class GreedyBot:
         """The index of the best-scoring action (random among equals)."""
         seat = decision.seat
         world = state.determinize(seat, self._rng)
-        best: list[int] = []
-        best_score = float("-inf")
-        for index, action in enumerate(legal):
-            after = world.clone()
-            after.apply(action)
-            score = float(self._evaluate(after.observation(seat), seat))
-            if score > best_score:
-                best, best_score = [index], score
-            elif score == best_score:
-                best.append(index)
+        best = best_indices(world, legal, seat, self._evaluate)
         return best[0] if len(best) == 1 else self._rng.choice(best)
+
+
+def best_indices(
+    world: State, actions: Sequence[Action], player: int, evaluate: Evaluate
+) -> list[int]:
+    """Indices of the ``actions`` whose one-step outcome ``evaluate`` scores highest for
+    ``player`` (each applied to its own copy of ``world``): greedy's rule, which ``mcts``'s
+    playouts use too."""
+    best: list[int] = []
+    best_score = float("-inf")
+    for index, action in enumerate(actions):
+        after = world.clone()
+        after.apply(action)
+        score = float(evaluate(after.observation(player), player))
+        if score > best_score:
+            best, best_score = [index], score
+        elif score == best_score:
+            best.append(index)
+    return best
 
 
 def heuristic_for(game: str) -> Evaluate:

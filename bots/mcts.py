@@ -271,17 +271,8 @@ class MctsBot:
         """The mover's best action by one-step heuristic value (random among equals)."""
         mover = world.to_move()
         assert mover is not None
-        best: list[Action] = []
-        best_score = -math.inf
-        for action in actions:
-            after = world.clone()
-            after.apply(action)
-            score = float(evaluate(after.observation(mover), mover))
-            if score > best_score:
-                best, best_score = [action], score
-            elif score == best_score:
-                best.append(action)
-        return best[0] if len(best) == 1 else best[self._rng.randrange(len(best))]
+        best = greedy.best_indices(world, actions, mover, evaluate)
+        return actions[best[0] if len(best) == 1 else best[self._rng.randrange(len(best))]]
 
 
 def make(game: str, rng: random.Random) -> Bot:

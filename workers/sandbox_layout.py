@@ -113,11 +113,6 @@ def _sdk_sources() -> list[tuple[str, str]]:
     return out
 
 
-def reachable_by_others(path: str) -> bool:
-    """Whether any uid could reach (traverse to and read) ``path``."""
-    return reachable(path)
-
-
 def layout(
     runtime: Runtime, entry: str, code_dir: Path, python: str, stage: bool, ready_fd: int
 ) -> Layout:
@@ -134,7 +129,7 @@ def layout(
     hidden: list[str] = []
 
     def bind(source: str, dest: str) -> None:
-        binds.append(Bind(source, dest, stage and not reachable_by_others(source)))
+        binds.append(Bind(source, dest, stage and not reachable(source)))
 
     bind(str(code_dir), "/bot")
     if runtime is Runtime.NODE:
