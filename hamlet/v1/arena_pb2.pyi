@@ -30,6 +30,57 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _BotPermission:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BotPermissionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BotPermission.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BOT_PERMISSION_UNSPECIFIED: _BotPermission.ValueType  # 0
+    """as PRIVATE"""
+    BOT_PERMISSION_PRIVATE: _BotPermission.ValueType  # 1
+    """its owner only (and admins)"""
+    BOT_PERMISSION_CHALLENGEABLE: _BotPermission.ValueType  # 2
+    """anyone, in unrated events (unrated tournaments, SPRT)"""
+    BOT_PERMISSION_OPEN: _BotPermission.ValueType  # 3
+    """anyone, rated events too (rated tournaments, the ladder)"""
+
+class BotPermission(_BotPermission, metaclass=_BotPermissionEnumTypeWrapper):
+    """Who may enter a bot in events that other users create."""
+
+BOT_PERMISSION_UNSPECIFIED: BotPermission.ValueType  # 0
+"""as PRIVATE"""
+BOT_PERMISSION_PRIVATE: BotPermission.ValueType  # 1
+"""its owner only (and admins)"""
+BOT_PERMISSION_CHALLENGEABLE: BotPermission.ValueType  # 2
+"""anyone, in unrated events (unrated tournaments, SPRT)"""
+BOT_PERMISSION_OPEN: BotPermission.ValueType  # 3
+"""anyone, rated events too (rated tournaments, the ladder)"""
+Global___BotPermission: _TypeAlias = BotPermission  # noqa: Y015
+
+class _InvitationStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _InvitationStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_InvitationStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    INVITATION_STATUS_UNSPECIFIED: _InvitationStatus.ValueType  # 0
+    INVITATION_STATUS_PENDING: _InvitationStatus.ValueType  # 1
+    INVITATION_STATUS_ACCEPTED: _InvitationStatus.ValueType  # 2
+    """the challenger may enter the bot until expires_at"""
+    INVITATION_STATUS_DECLINED: _InvitationStatus.ValueType  # 3
+    INVITATION_STATUS_EXPIRED: _InvitationStatus.ValueType  # 4
+
+class InvitationStatus(_InvitationStatus, metaclass=_InvitationStatusEnumTypeWrapper): ...
+
+INVITATION_STATUS_UNSPECIFIED: InvitationStatus.ValueType  # 0
+INVITATION_STATUS_PENDING: InvitationStatus.ValueType  # 1
+INVITATION_STATUS_ACCEPTED: InvitationStatus.ValueType  # 2
+"""the challenger may enter the bot until expires_at"""
+INVITATION_STATUS_DECLINED: InvitationStatus.ValueType  # 3
+INVITATION_STATUS_EXPIRED: InvitationStatus.ValueType  # 4
+Global___InvitationStatus: _TypeAlias = InvitationStatus  # noqa: Y015
+
 class _BotOrigin:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -50,6 +101,254 @@ BOT_ORIGIN_UPLOADED: BotOrigin.ValueType  # 2
 BOT_ORIGIN_REMOTE: BotOrigin.ValueType  # 3
 """the author's own gRPC Bot service (RegisterRemoteBot)"""
 Global___BotOrigin: _TypeAlias = BotOrigin  # noqa: Y015
+
+@_typing.final
+class SetBotPermissionRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    PERMISSION_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    permission: Global___BotPermission.ValueType
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        permission: Global___BotPermission.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "permission", b"permission"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetBotPermissionRequest: _TypeAlias = SetBotPermissionRequest  # noqa: Y015
+
+@_typing.final
+class ChallengeRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    RATED_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    bot: _builtins.str
+    """the bot the caller wants to enter"""
+    rated: _builtins.bool
+    """ask for rated events too (else unrated only)"""
+    message: _builtins.str
+    """to the owner; at most 200 characters"""
+    def __init__(
+        self,
+        *,
+        bot: _builtins.str = ...,
+        rated: _builtins.bool = ...,
+        message: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "message", b"message", "rated", b"rated"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChallengeRequest: _TypeAlias = ChallengeRequest  # noqa: Y015
+
+@_typing.final
+class Invitation(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INVITATION_ID_FIELD_NUMBER: _builtins.int
+    BOT_NAME_FIELD_NUMBER: _builtins.int
+    CHALLENGER_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
+    RATED_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    ANSWERED_AT_FIELD_NUMBER: _builtins.int
+    EXPIRES_AT_FIELD_NUMBER: _builtins.int
+    invitation_id: _builtins.int
+    bot_name: _builtins.str
+    challenger: _builtins.str
+    """who asked"""
+    owner: _builtins.str
+    """who answers"""
+    rated: _builtins.bool
+    message: _builtins.str
+    status: Global___InvitationStatus.ValueType
+    created_at: _builtins.str
+    """ISO 8601 UTC"""
+    answered_at: _builtins.str
+    expires_at: _builtins.str
+    """pending: when the request lapses; accepted: when the grant does"""
+    def __init__(
+        self,
+        *,
+        invitation_id: _builtins.int = ...,
+        bot_name: _builtins.str = ...,
+        challenger: _builtins.str = ...,
+        owner: _builtins.str = ...,
+        rated: _builtins.bool = ...,
+        message: _builtins.str = ...,
+        status: Global___InvitationStatus.ValueType = ...,
+        created_at: _builtins.str = ...,
+        answered_at: _builtins.str = ...,
+        expires_at: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answered_at", b"answered_at", "bot_name", b"bot_name", "challenger", b"challenger", "created_at", b"created_at", "expires_at", b"expires_at", "invitation_id", b"invitation_id", "message", b"message", "owner", b"owner", "rated", b"rated", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Invitation: _TypeAlias = Invitation  # noqa: Y015
+
+@_typing.final
+class ListInvitationsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListInvitationsRequest: _TypeAlias = ListInvitationsRequest  # noqa: Y015
+
+@_typing.final
+class ListInvitationsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECEIVED_FIELD_NUMBER: _builtins.int
+    SENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def received(self) -> _containers.RepeatedCompositeFieldContainer[Global___Invitation]: ...
+    @_builtins.property
+    def sent(self) -> _containers.RepeatedCompositeFieldContainer[Global___Invitation]: ...
+    def __init__(
+        self,
+        *,
+        received: _abc.Iterable[Global___Invitation] | None = ...,
+        sent: _abc.Iterable[Global___Invitation] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["received", b"received", "sent", b"sent"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListInvitationsResponse: _TypeAlias = ListInvitationsResponse  # noqa: Y015
+
+@_typing.final
+class AnswerInvitationRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INVITATION_ID_FIELD_NUMBER: _builtins.int
+    ACCEPT_FIELD_NUMBER: _builtins.int
+    invitation_id: _builtins.int
+    accept: _builtins.bool
+    def __init__(
+        self,
+        *,
+        invitation_id: _builtins.int = ...,
+        accept: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "invitation_id", b"invitation_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnswerInvitationRequest: _TypeAlias = AnswerInvitationRequest  # noqa: Y015
+
+@_typing.final
+class GetQuotaRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    USER_FIELD_NUMBER: _builtins.int
+    user: _builtins.str
+    """empty: the caller; another user needs an admin token"""
+    def __init__(
+        self,
+        *,
+        user: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["user", b"user"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetQuotaRequest: _TypeAlias = GetQuotaRequest  # noqa: Y015
+
+@_typing.final
+class QuotaItem(_message.Message):
+    """One limit: what it counts, the limit, the use now, and when the count falls back."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    USED_FIELD_NUMBER: _builtins.int
+    UNIT_FIELD_NUMBER: _builtins.int
+    RESETS_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """e.g. "bots", "versions_per_day" """
+    description: _builtins.str
+    """what it counts, for people"""
+    limit: _builtins.int
+    used: _builtins.int
+    unit: _builtins.str
+    """"", "bytes", "matches" """
+    resets: _builtins.str
+    """ISO 8601 UTC for daily limits; else how it frees, in words"""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        description: _builtins.str = ...,
+        limit: _builtins.int = ...,
+        used: _builtins.int = ...,
+        unit: _builtins.str = ...,
+        resets: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["description", b"description", "limit", b"limit", "name", b"name", "resets", b"resets", "unit", b"unit", "used", b"used"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QuotaItem: _TypeAlias = QuotaItem  # noqa: Y015
+
+@_typing.final
+class Quota(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    USER_FIELD_NUMBER: _builtins.int
+    EXEMPT_FIELD_NUMBER: _builtins.int
+    ITEMS_FIELD_NUMBER: _builtins.int
+    user: _builtins.str
+    exempt: _builtins.bool
+    """admins are not limited"""
+    @_builtins.property
+    def items(self) -> _containers.RepeatedCompositeFieldContainer[Global___QuotaItem]: ...
+    def __init__(
+        self,
+        *,
+        user: _builtins.str = ...,
+        exempt: _builtins.bool = ...,
+        items: _abc.Iterable[Global___QuotaItem] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["exempt", b"exempt", "items", b"items", "user", b"user"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Quota: _TypeAlias = Quota  # noqa: Y015
 
 @_typing.final
 class User(_message.Message):
@@ -383,6 +682,7 @@ class BotInfo(_message.Message):
     CREATED_AT_FIELD_NUMBER: _builtins.int
     OWNER_FIELD_NUMBER: _builtins.int
     ENDPOINT_FIELD_NUMBER: _builtins.int
+    PERMISSION_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     origin: Global___BotOrigin.ValueType
     description: _builtins.str
@@ -396,6 +696,8 @@ class BotInfo(_message.Message):
     """the user who submitted it; empty for built-in bots (the system)"""
     endpoint: _builtins.str
     """latest version's endpoint (remote bots): grpc://host:port or grpcs://"""
+    permission: Global___BotPermission.ValueType
+    """who may enter it in others' events"""
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     def __init__(
@@ -411,10 +713,11 @@ class BotInfo(_message.Message):
         created_at: _builtins.str = ...,
         owner: _builtins.str = ...,
         endpoint: _builtins.str = ...,
+        permission: Global___BotPermission.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["code_sha256", b"code_sha256", "created_at", b"created_at", "description", b"description", "endpoint", b"endpoint", "games", b"games", "latest_version", b"latest_version", "name", b"name", "origin", b"origin", "owner", b"owner", "retired", b"retired"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code_sha256", b"code_sha256", "created_at", b"created_at", "description", b"description", "endpoint", b"endpoint", "games", b"games", "latest_version", b"latest_version", "name", b"name", "origin", b"origin", "owner", b"owner", "permission", b"permission", "retired", b"retired"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -812,9 +1115,13 @@ class CreateTournamentRequest(_message.Message):
     seed: _builtins.int
     """0: the server picks one (and records it)"""
     decision_time_ms: _builtins.int
-    """per-decision limit; 0 means the server default"""
+    """Per-decision limit; 0 means the server default. A rated tournament always plays the game's
+    rated time control (ListGames): any other value is INVALID_ARGUMENT.
+    """
     rated: _builtins.bool
-    """results update the Elo leaderboard"""
+    """Results update the Elo leaderboard. Only the caller's own bots, built-ins and bots whose
+    owners allow it (OPEN, or an accepted rated invitation) may enter a rated tournament.
+    """
     start: _builtins.bool
     """start right away"""
     @_builtins.property
@@ -1274,6 +1581,7 @@ class Leaderboard(_message.Message):
     BLOCKS_FIELD_NUMBER: _builtins.int
     ANCHOR_BOT_FIELD_NUMBER: _builtins.int
     ANCHOR_RATING_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     rules_version: _builtins.str
     matches: _builtins.int
@@ -1295,6 +1603,10 @@ class Leaderboard(_message.Message):
 
     @_builtins.property
     def seat_advantages(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatAdvantage]: ...
+    @_builtins.property
+    def time_control(self) -> _common_pb2.TimeControl:
+        """what every rated match of this leaderboard is played at"""
+
     def __init__(
         self,
         *,
@@ -1307,10 +1619,11 @@ class Leaderboard(_message.Message):
         blocks: _builtins.int = ...,
         anchor_bot: _builtins.str = ...,
         anchor_rating: _builtins.float = ...,
+        time_control: _common_pb2.TimeControl | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["anchor_bot", b"anchor_bot", "anchor_rating", b"anchor_rating", "blocks", b"blocks", "entries", b"entries", "game", b"game", "lines", b"lines", "matches", b"matches", "rules_version", b"rules_version", "seat_advantages", b"seat_advantages"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["anchor_bot", b"anchor_bot", "anchor_rating", b"anchor_rating", "blocks", b"blocks", "entries", b"entries", "game", b"game", "lines", b"lines", "matches", b"matches", "rules_version", b"rules_version", "seat_advantages", b"seat_advantages", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

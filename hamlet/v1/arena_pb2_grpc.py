@@ -190,6 +190,31 @@ class ArenaStub:
                 request_serializer=hamlet_dot_v1_dot_arena__pb2.RevokeTokenRequest.SerializeToString,
                 response_deserializer=hamlet_dot_v1_dot_arena__pb2.TokenInfo.FromString,
                 _registered_method=True)
+        self.SetBotPermission = channel.unary_unary(
+                '/hamlet.v1.Arena/SetBotPermission',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.SetBotPermissionRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.BotInfo.FromString,
+                _registered_method=True)
+        self.Challenge = channel.unary_unary(
+                '/hamlet.v1.Arena/Challenge',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.ChallengeRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.Invitation.FromString,
+                _registered_method=True)
+        self.ListInvitations = channel.unary_unary(
+                '/hamlet.v1.Arena/ListInvitations',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.ListInvitationsRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.ListInvitationsResponse.FromString,
+                _registered_method=True)
+        self.AnswerInvitation = channel.unary_unary(
+                '/hamlet.v1.Arena/AnswerInvitation',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.AnswerInvitationRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.Invitation.FromString,
+                _registered_method=True)
+        self.GetQuota = channel.unary_unary(
+                '/hamlet.v1.Arena/GetQuota',
+                request_serializer=hamlet_dot_v1_dot_arena__pb2.GetQuotaRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_arena__pb2.Quota.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -411,6 +436,43 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetBotPermission(self, request, context):
+        """Who may enter a bot in other users' events (its owner, or an admin): PRIVATE (only its
+        owner), CHALLENGEABLE (anyone, in unrated events), OPEN (anyone, rated events too).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Challenge(self, request, context):
+        """Ask a bot's owner to let the caller enter it in the caller's events; the owner accepts or
+        declines with AnswerInvitation. An accepted invitation holds until it expires.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListInvitations(self, request, context):
+        """Invitations the caller sent and received, newest first (pending and recent ones).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AnswerInvitation(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetQuota(self, request, context):
+        """The caller's quotas (an admin may name any user): each limit, the use so far, and when
+        it resets. A call over a limit is RESOURCE_EXHAUSTED naming the same three.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -568,6 +630,31 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.RevokeToken,
                     request_deserializer=hamlet_dot_v1_dot_arena__pb2.RevokeTokenRequest.FromString,
                     response_serializer=hamlet_dot_v1_dot_arena__pb2.TokenInfo.SerializeToString,
+            ),
+            'SetBotPermission': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetBotPermission,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.SetBotPermissionRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.BotInfo.SerializeToString,
+            ),
+            'Challenge': grpc.unary_unary_rpc_method_handler(
+                    servicer.Challenge,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.ChallengeRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.Invitation.SerializeToString,
+            ),
+            'ListInvitations': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListInvitations,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.ListInvitationsRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.ListInvitationsResponse.SerializeToString,
+            ),
+            'AnswerInvitation': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnswerInvitation,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.AnswerInvitationRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.Invitation.SerializeToString,
+            ),
+            'GetQuota': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetQuota,
+                    request_deserializer=hamlet_dot_v1_dot_arena__pb2.GetQuotaRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_arena__pb2.Quota.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1407,6 +1494,141 @@ class Arena:
             '/hamlet.v1.Arena/RevokeToken',
             hamlet_dot_v1_dot_arena__pb2.RevokeTokenRequest.SerializeToString,
             hamlet_dot_v1_dot_arena__pb2.TokenInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetBotPermission(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/SetBotPermission',
+            hamlet_dot_v1_dot_arena__pb2.SetBotPermissionRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.BotInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Challenge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/Challenge',
+            hamlet_dot_v1_dot_arena__pb2.ChallengeRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.Invitation.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListInvitations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/ListInvitations',
+            hamlet_dot_v1_dot_arena__pb2.ListInvitationsRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.ListInvitationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnswerInvitation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/AnswerInvitation',
+            hamlet_dot_v1_dot_arena__pb2.AnswerInvitationRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.Invitation.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetQuota(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.Arena/GetQuota',
+            hamlet_dot_v1_dot_arena__pb2.GetQuotaRequest.SerializeToString,
+            hamlet_dot_v1_dot_arena__pb2.Quota.FromString,
             options,
             channel_credentials,
             insecure,

@@ -109,6 +109,21 @@ class ArenaStub:
     """The caller's tokens (an admin may name any user); never the secrets."""
     RevokeToken: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RevokeTokenRequest, _arena_pb2.TokenInfo]
     """A token stops working at once (the caller's own, or any for an admin)."""
+    SetBotPermission: _grpc.UnaryUnaryMultiCallable[_arena_pb2.SetBotPermissionRequest, _arena_pb2.BotInfo]
+    """Who may enter a bot in other users' events (its owner, or an admin): PRIVATE (only its
+    owner), CHALLENGEABLE (anyone, in unrated events), OPEN (anyone, rated events too).
+    """
+    Challenge: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ChallengeRequest, _arena_pb2.Invitation]
+    """Ask a bot's owner to let the caller enter it in the caller's events; the owner accepts or
+    declines with AnswerInvitation. An accepted invitation holds until it expires.
+    """
+    ListInvitations: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListInvitationsRequest, _arena_pb2.ListInvitationsResponse]
+    """Invitations the caller sent and received, newest first (pending and recent ones)."""
+    AnswerInvitation: _grpc.UnaryUnaryMultiCallable[_arena_pb2.AnswerInvitationRequest, _arena_pb2.Invitation]
+    GetQuota: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetQuotaRequest, _arena_pb2.Quota]
+    """The caller's quotas (an admin may name any user): each limit, the use so far, and when
+    it resets. A call over a limit is RESOURCE_EXHAUSTED naming the same three.
+    """
 
 @_typing.type_check_only
 class ArenaAsyncStub(ArenaStub):
@@ -180,6 +195,21 @@ class ArenaAsyncStub(ArenaStub):
     """The caller's tokens (an admin may name any user); never the secrets."""
     RevokeToken: _aio.UnaryUnaryMultiCallable[_arena_pb2.RevokeTokenRequest, _arena_pb2.TokenInfo]  # type: ignore[assignment]
     """A token stops working at once (the caller's own, or any for an admin)."""
+    SetBotPermission: _aio.UnaryUnaryMultiCallable[_arena_pb2.SetBotPermissionRequest, _arena_pb2.BotInfo]  # type: ignore[assignment]
+    """Who may enter a bot in other users' events (its owner, or an admin): PRIVATE (only its
+    owner), CHALLENGEABLE (anyone, in unrated events), OPEN (anyone, rated events too).
+    """
+    Challenge: _aio.UnaryUnaryMultiCallable[_arena_pb2.ChallengeRequest, _arena_pb2.Invitation]  # type: ignore[assignment]
+    """Ask a bot's owner to let the caller enter it in the caller's events; the owner accepts or
+    declines with AnswerInvitation. An accepted invitation holds until it expires.
+    """
+    ListInvitations: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListInvitationsRequest, _arena_pb2.ListInvitationsResponse]  # type: ignore[assignment]
+    """Invitations the caller sent and received, newest first (pending and recent ones)."""
+    AnswerInvitation: _aio.UnaryUnaryMultiCallable[_arena_pb2.AnswerInvitationRequest, _arena_pb2.Invitation]  # type: ignore[assignment]
+    GetQuota: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetQuotaRequest, _arena_pb2.Quota]  # type: ignore[assignment]
+    """The caller's quotas (an admin may name any user): each limit, the use so far, and when
+    it resets. A call over a limit is RESOURCE_EXHAUSTED naming the same three.
+    """
 
 class ArenaServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -434,5 +464,50 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.TokenInfo, _abc.Awaitable[_arena_pb2.TokenInfo]]:
         """A token stops working at once (the caller's own, or any for an admin)."""
+
+    @_abc_1.abstractmethod
+    def SetBotPermission(
+        self,
+        request: _arena_pb2.SetBotPermissionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.BotInfo, _abc.Awaitable[_arena_pb2.BotInfo]]:
+        """Who may enter a bot in other users' events (its owner, or an admin): PRIVATE (only its
+        owner), CHALLENGEABLE (anyone, in unrated events), OPEN (anyone, rated events too).
+        """
+
+    @_abc_1.abstractmethod
+    def Challenge(
+        self,
+        request: _arena_pb2.ChallengeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Invitation, _abc.Awaitable[_arena_pb2.Invitation]]:
+        """Ask a bot's owner to let the caller enter it in the caller's events; the owner accepts or
+        declines with AnswerInvitation. An accepted invitation holds until it expires.
+        """
+
+    @_abc_1.abstractmethod
+    def ListInvitations(
+        self,
+        request: _arena_pb2.ListInvitationsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListInvitationsResponse, _abc.Awaitable[_arena_pb2.ListInvitationsResponse]]:
+        """Invitations the caller sent and received, newest first (pending and recent ones)."""
+
+    @_abc_1.abstractmethod
+    def AnswerInvitation(
+        self,
+        request: _arena_pb2.AnswerInvitationRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Invitation, _abc.Awaitable[_arena_pb2.Invitation]]: ...
+
+    @_abc_1.abstractmethod
+    def GetQuota(
+        self,
+        request: _arena_pb2.GetQuotaRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Quota, _abc.Awaitable[_arena_pb2.Quota]]:
+        """The caller's quotas (an admin may name any user): each limit, the use so far, and when
+        it resets. A call over a limit is RESOURCE_EXHAUSTED naming the same three.
+        """
 
 def add_ArenaServicer_to_server(servicer: ArenaServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

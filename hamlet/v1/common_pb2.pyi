@@ -274,6 +274,7 @@ class Game(_message.Message):
     MAX_PLAYERS_FIELD_NUMBER: _builtins.int
     RULES_VERSION_FIELD_NUMBER: _builtins.int
     MAX_DECISIONS_FIELD_NUMBER: _builtins.int
+    RATED_TIME_CONTROL_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """registry key, e.g. "village" """
     display_name: _builtins.str
@@ -281,6 +282,10 @@ class Game(_message.Message):
     max_players: _builtins.int
     rules_version: _builtins.str
     max_decisions: _builtins.int
+    @_builtins.property
+    def rated_time_control(self) -> Global___TimeControl:
+        """what rated play (rated tournaments, the ladder) uses"""
+
     def __init__(
         self,
         *,
@@ -290,14 +295,39 @@ class Game(_message.Message):
         max_players: _builtins.int = ...,
         rules_version: _builtins.str = ...,
         max_decisions: _builtins.int = ...,
+        rated_time_control: Global___TimeControl | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rated_time_control", b"rated_time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "max_decisions", b"max_decisions", "max_players", b"max_players", "min_players", b"min_players", "name", b"name", "rules_version", b"rules_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "max_decisions", b"max_decisions", "max_players", b"max_players", "min_players", b"min_players", "name", b"name", "rated_time_control", b"rated_time_control", "rules_version", b"rules_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Game: _TypeAlias = Game  # noqa: Y015
+
+@_typing.final
+class TimeControl(_message.Message):
+    """A time control: each decision's limit, and a bank per seat for overruns."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECISION_TIME_MS_FIELD_NUMBER: _builtins.int
+    TIME_BANK_MS_FIELD_NUMBER: _builtins.int
+    decision_time_ms: _builtins.int
+    time_bank_ms: _builtins.int
+    def __init__(
+        self,
+        *,
+        decision_time_ms: _builtins.int = ...,
+        time_bank_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_time_ms", b"decision_time_ms", "time_bank_ms", b"time_bank_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeControl: _TypeAlias = TimeControl  # noqa: Y015
 
 @_typing.final
 class Seat(_message.Message):

@@ -65,11 +65,23 @@ METHODS: dict[str, Access] = {
             "JoinLadder",
             "LeaveLadder",
             "StartSprt",
+            "SetBotPermission",
+            "Challenge",
+            "AnswerInvitation",
         )
     },
     f"{ARENA}/CreateUser": Access.ADMIN,
     f"{ARENA}/EndLadderSeason": Access.ADMIN,
-    **{f"{ARENA}/{m}": Access.USER for m in ("CreateToken", "ListTokens", "RevokeToken")},
+    **{
+        f"{ARENA}/{m}": Access.USER
+        for m in (
+            "CreateToken",
+            "ListTokens",
+            "RevokeToken",
+            "ListInvitations",
+            "GetQuota",
+        )
+    },
     **{
         f"{MATCH_HOST}/{m}": Access.WORKER
         for m in (

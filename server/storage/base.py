@@ -89,6 +89,7 @@ class BotRecord:
     runtime: str = ""  # of the latest version: builtin, python3, node, native or remote
     endpoint: str = ""  # remote bots: the version's grpc:// or grpcs:// URL
     ca_pem: str = ""  # remote bots over grpcs: the PEM roots ("" = the system's)
+    permission: str = "private"  # who may enter it in others' events (services.consent)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +184,8 @@ class TournamentRecord:
     entry_version_ids: tuple[int, ...] = ()
     entry_owners: tuple[str, ...] = ()
     entry_runtimes: tuple[str, ...] = ()
+    owner_id: int | None = None
+    planned_matches: int = 0
 
     @property
     def matches_total(self) -> int:
@@ -257,6 +260,8 @@ class NewTournament:
     owner_id: int | None = None
     seed_nonce: str = ""
     seed_commitment: str = ""
+    #: Matches the event may play at most (0: the length of ``matches``).
+    planned_matches: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,10 +58,13 @@ class Bot(Base):
     """A named bot; built-in (announced by workers) or uploaded (versions with code)."""
 
     __tablename__ = "bots"
+    __table_args__ = (Index("ix_bots_owner", "owner_id"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
     origin: Mapped[str] = mapped_column(String(16))  # builtin | uploaded | remote
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    #: Who may enter it in other users' events: private | challengeable | open.
+    permission: Mapped[str] = mapped_column(String(16), default="private")
     games: Mapped[str] = mapped_column(Text)  # comma-separated game names
     description: Mapped[str] = mapped_column(Text, default="")
     retired: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -99,6 +102,7 @@ class Tournament(Base):
     """A tournament: its parameters and status; its matches are rows of ``matches``."""
 
     __tablename__ = "tournaments"
+    __table_args__ = (Index("ix_tournaments_owner_created", "owner_id", "created_at"),)
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     game: Mapped[str] = mapped_column(String(64))
     format: Mapped[str] = mapped_column(String(32))
@@ -114,6 +118,9 @@ class Tournament(Base):
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     seed_nonce: Mapped[str | None] = mapped_column(String(32))
     seed_commitment: Mapped[str | None] = mapped_column(String(64))
+    #: Matches the event may play at most (its plan; for SPRT its pair limit): what counts
+    #: against its owner's daily match quota.
+    planned_matches: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class TournamentEntry(Base):
@@ -133,6 +140,7 @@ class Match(Base):
         Index("ix_matches_page", "tournament_id", "round", "table_index", "rotation"),
         Index("ix_matches_final", "tournament_id", "finished_at"),
         Index("ix_matches_status_queued", "status", "queued_at"),
+        Index("ix_matches_pending", "tournament_id", "status", "round", "table_index"),
     )
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), index=True)
@@ -225,6 +233,26 @@ class LadderEntry(Base):
     game: Mapped[str] = mapped_column(String(64), primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
     joined_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class Invitation(Base):
+    """A user asking a bot's owner to let them enter the bot in their events; once accepted,
+    a grant until ``expires_at``."""
+
+    __tablename__ = "invitations"
+    __table_args__ = (
+        Index("ix_invitations_bot", "bot_id", "challenger_id"),
+        Index("ix_invitations_challenger", "challenger_id"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    challenger_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    rated: Mapped[bool] = mapped_column(Boolean)
+    message: Mapped[str] = mapped_column(Text, default="")
+    status: Mapped[str] = mapped_column(String(16))  # pending | accepted | declined
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    answered_at: Mapped[datetime | None] = mapped_column(DateTime)
+    expires_at: Mapped[datetime] = mapped_column(DateTime)
 
 
 class ResultLog(Base):

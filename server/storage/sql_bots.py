@@ -254,6 +254,7 @@ class BotsPart(SqlBase):
             endpoint=version.endpoint if version else "",
             ca_pem=version.ca_pem if version else "",
             owner=self._owner_name(s, bot),
+            permission=bot.permission or "private",
         )
 
     def _owner_name(self, s: Session, bot: m.Bot) -> str:

@@ -42,6 +42,7 @@ class TournamentsPart(SqlBase):
                     owner_id=spec.owner_id,
                     seed_nonce=spec.seed_nonce or None,
                     seed_commitment=spec.seed_commitment or None,
+                    planned_matches=spec.planned_matches or len(spec.matches),
                 )
             )
             s.flush()
@@ -175,4 +176,6 @@ class TournamentsPart(SqlBase):
             entry_version_ids=tuple(int(e[2]) for e in entries),
             entry_owners=tuple(e[4] or "" for e in entries),
             entry_runtimes=tuple(e[3] for e in entries),
+            owner_id=t.owner_id,
+            planned_matches=t.planned_matches,
         )
