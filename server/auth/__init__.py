@@ -7,6 +7,6 @@
 """
 
 from server.auth.identity import ANONYMOUS, Principal, Scope
-from server.auth.interceptor import AuthInterceptor, current_principal
+from server.auth.interceptor import AuthInterceptor, caller, current_principal
 
-__all__ = ["ANONYMOUS", "AuthInterceptor", "Principal", "Scope", "current_principal"]
+__all__ = ["ANONYMOUS", "AuthInterceptor", "Principal", "Scope", "caller", "current_principal"]

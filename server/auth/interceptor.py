@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from server.auth import policy
-from server.auth.identity import ANONYMOUS, Principal
+from server.auth.identity import ANONYMOUS, Principal, Scope
 from server.interceptors import rewrap
+from server.services.caller import Caller
 from server.services.errors import PermissionDeniedError, UnauthenticatedError
 
 if TYPE_CHECKING:
@@ -35,6 +36,13 @@ Authenticator = Callable[[str], Principal]
 def current_principal() -> Principal:
     """The caller of the method being served (anonymous outside a call)."""
     return _CURRENT.get()
+
+
+def caller() -> Caller:
+    """The caller of the method being served, as the services see it: admin only with a
+    token that grants the admin scope."""
+    who = _CURRENT.get()
+    return Caller(user_id=who.user_id, name=who.name, admin=who.grants(Scope.ADMIN))
 
 
 def bearer(metadata: Any) -> str | None:

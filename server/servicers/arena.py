@@ -9,9 +9,11 @@ import grpc
 
 import games
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
-from server.auth import current_principal, policy
+from server.auth import caller, current_principal, policy
 from server.servicers import convert
 from server.servicers.arena_accounts import AccountRpcs
+from server.servicers.arena_consent import ConsentRpcs
+from server.servicers.arena_quota import QuotaRpcs
 from server.servicers.arena_ranked import RankedRpcs
 from server.servicers.errors import stream, unary
 from server.servicers.gate import StreamGate
@@ -45,7 +47,7 @@ _FORMATS = {
 }
 
 
-class ArenaServicer(AccountRpcs, RankedRpcs, arena_pb2_grpc.ArenaServicer):
+class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_grpc.ArenaServicer):
     """Games, bots, tournaments, matches, replays and leaderboards."""
 
     def __init__(
@@ -187,6 +189,7 @@ class ArenaServicer(AccountRpcs, RankedRpcs, arena_pb2_grpc.ArenaServicer):
                 decision_time_ms=request.decision_time_ms,
                 rated=request.rated,
                 owner_id=current_principal().user_id,
+                caller=caller(),
             )
         )
         if request.start:

@@ -16,6 +16,7 @@ from hamlet.queues import queue_for
 from server.services import commitments, swiss
 from server.services import entries as entries_mod
 from server.services import validation as v
+from server.services.caller import SYSTEM, Caller
 from server.services.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
@@ -63,6 +64,7 @@ class TournamentRequest:
     decision_time_ms: int = 0
     rated: bool = True
     owner_id: int | None = None  # the creating user
+    caller: Caller = SYSTEM  # who asks (consent and quotas apply to users, not the server)
 
 
 @dataclass(frozen=True, slots=True)
