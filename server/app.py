@@ -34,6 +34,7 @@ from server.servicers.gate import StreamGate
 from server.servicers.matchhost import MatchHostServicer
 from server.services.accounts import AccountService
 from server.services.bots import BotService
+from server.services.dispatch import Dispatcher
 from server.services.errors import UnavailableError
 from server.services.feed import TournamentFeed
 from server.services.headtohead import HeadToHeadService
@@ -172,6 +173,7 @@ class HamletServer:
                 self.services.tournaments.advance_all()
                 if self.ladder is not None:
                     self.ladder.tick_all()
+                self.services.tournaments.dispatcher.refill()
             except Exception:  # the reaper must outlive a transient database error
                 log.exception(
                     "lease reaper failed; retrying in %ss", self.settings.reaper_interval_seconds
@@ -201,9 +203,12 @@ def build_server(
     )
     store.time_statements(metrics.statement)
     feed = TournamentFeed(store)
+    dispatcher = Dispatcher(store, queue, window=settings.dispatch_window)
     services = Services(
         bots=BotService(store),
-        tournaments=TournamentService(store, queue, settings.default_decision_time_ms, feed=feed),
+        tournaments=TournamentService(
+            store, queue, settings.default_decision_time_ms, feed=feed, dispatcher=dispatcher
+        ),
         matches=MatchService(
             store,
             queue,
@@ -219,16 +224,21 @@ def build_server(
         queue,
         settings.default_decision_time_ms,
         on_block=lambda game: metrics.ladder_blocks.labels(game).inc(),
+        dispatcher=dispatcher,
     )
-    tests = HeadToHeadService(store, queue, settings.default_decision_time_ms)
+    tests = HeadToHeadService(
+        store, queue, settings.default_decision_time_ms, dispatcher=dispatcher
+    )
     remote = RemoteBotService(store, settings.remote_bot_hosts, resolver)
 
     def on_final(tournament_id: str) -> None:
         services.tournaments.advance(tournament_id)
         ladder.after_result(tournament_id)
         tests.after_result(tournament_id)
+        dispatcher.refill()  # a block may have ended: its place in the window is free
 
     services.matches.on_final = on_final
+    services.matches.on_claimed = dispatcher.saw_worker
     services.matches.observers.append(
         lambda stage, seconds: metrics.queue_latency.labels(stage).observe(seconds)
     )

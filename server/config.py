@@ -59,6 +59,9 @@ class Settings:
     reaper_interval_seconds: float = 10.0
     max_match_attempts: int = 5
     default_decision_time_ms: int = 1000
+    #: Duplicate blocks in flight (queued or running) per worker queue; 0 sizes the window
+    #: from the workers seen (one place per worker process, plus one).
+    dispatch_window: int = 0
     max_workers: int = 32  # gRPC server threads (each WatchTournament stream holds one)
     #: Open WatchTournament/WatchSprt streams at once; below max_workers, so unary calls
     #: always find a thread. One more is refused with RESOURCE_EXHAUSTED.
@@ -106,6 +109,11 @@ class Settings:
             raise ConfigError("HAMLET_WORKER_THREADS must be at least 1")
         if self.max_match_attempts < 1:
             raise ConfigError("HAMLET_MAX_MATCH_ATTEMPTS must be at least 1")
+        if not 0 <= self.dispatch_window <= 100_000:
+            raise ConfigError(
+                f"HAMLET_DISPATCH_WINDOW must be 0 (sized from the workers) to 100000, "
+                f"not {self.dispatch_window}"
+            )
         if not 1 <= self.default_decision_time_ms <= 600_000:
             raise ConfigError("HAMLET_DECISION_TIME_MS must be 1..600000")
         if (self.tls_cert is None) != (self.tls_key is None):
@@ -170,6 +178,7 @@ class Settings:
             default_decision_time_ms=int(
                 num("HAMLET_DECISION_TIME_MS", d.default_decision_time_ms)
             ),
+            dispatch_window=int(num("HAMLET_DISPATCH_WINDOW", d.dispatch_window)),
             log_level=(env.get("HAMLET_LOG_LEVEL") or d.log_level).upper(),
             log_format=(env.get("HAMLET_LOG_FORMAT") or d.log_format).lower(),
         )

@@ -20,8 +20,9 @@ from hamlet.queues import queue_for
 from server.ratings import sprt
 from server.services import commitments
 from server.services import validation as v
+from server.services.dispatch import Dispatcher, sent_of
 from server.services.errors import InvalidArgumentError, NotFoundError
-from server.services.scheduling import Enqueuer, send_quietly
+from server.services.scheduling import Enqueuer
 from server.services.tournaments import MAX_DECISION_MS, TIME_BANK_FACTOR, plan_round
 from server.storage import (
     BotRecord,
@@ -65,11 +66,14 @@ class HeadToHeadService:
         enqueuer: Enqueuer,
         decision_time_ms: int = 1000,
         now: Callable[[], datetime] | None = None,
+        dispatcher: Dispatcher | None = None,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
         self.decision_time_ms = decision_time_ms
         self.now = now or utcnow
+        #: Sends the test's blocks in its owner's fair share of the window.
+        self.dispatcher = dispatcher or Dispatcher(store, enqueuer, now=self.now)
         self._lock = threading.Lock()
 
     def start(
@@ -174,7 +178,6 @@ class HeadToHeadService:
         t = self.store.get_tournament(tournament_id)
         if t is None or t.status is not TournamentStatus.RUNNING:
             return []
-        queued: list[str] = []
         while len(self.store.open_blocks(tournament_id)) < 2 * PAIRS_IN_FLIGHT:
             top = self.store.max_round(tournament_id)
             rnd = 0 if top is None else top + 1
@@ -195,9 +198,7 @@ class HeadToHeadService:
             version = rules[0].rules_version if rules else v.game_spec(t.game).rules_version
             if not self.store.add_matches(tournament_id, version, matches):
                 break
-            queued += self.store.mark_queued([m.match_id for m in matches], self.now())
-        send_quietly(self.enqueuer, queued)
-        return queued
+        return sent_of(self.dispatcher.refill(), tournament_id)
 
     def watch(self, tournament_id: str, stop: threading.Event) -> Iterator[TestStatus]:
         """The status now, then whenever a pair completes, until the test is over."""

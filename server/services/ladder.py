@@ -26,8 +26,9 @@ from hamlet.queues import queue_for
 from server import elo
 from server.services import commitments
 from server.services import validation as v
+from server.services.dispatch import Dispatcher, sent_of
 from server.services.errors import InvalidArgumentError, NotFoundError
-from server.services.scheduling import Enqueuer, send_quietly
+from server.services.scheduling import Enqueuer
 from server.services.tournaments import TIME_BANK_FACTOR, plan_round
 from server.storage import BotRecord, NewTournament, Store, TournamentRecord, TournamentStatus
 from server.storage.base import utcnow
@@ -65,11 +66,14 @@ class LadderService:
         decision_time_ms: int = 1000,
         now: Callable[[], datetime] | None = None,
         on_block: Callable[[str], object] | None = None,
+        dispatcher: Dispatcher | None = None,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
         self.decision_time_ms = decision_time_ms
         self.now = now or utcnow
+        #: Sends the season's blocks in the ladder's own fair share of the window.
+        self.dispatcher = dispatcher or Dispatcher(store, enqueuer, now=self.now)
         self.on_block = on_block  # told the game of each block scheduled (a metric)
         self._lock = threading.Lock()  # one scheduler at a time in this process
 
@@ -143,7 +147,6 @@ class LadderService:
         season = self._current(game)
         if season is None:
             return []
-        queued: list[str] = []
         open_blocks = self.store.open_blocks(season.tournament_id)
         while len(open_blocks) < BLOCKS_IN_FLIGHT:
             table = self._pick(game, season, open_blocks)
@@ -162,12 +165,10 @@ class LadderService:
             rules = v.game_spec(game).rules_version
             if not self.store.add_matches(season.tournament_id, rules, matches):
                 break  # another call scheduled this block number first
-            queued += self.store.mark_queued([m.match_id for m in matches], self.now())
             open_blocks.append((rnd, tuple(b.name for b in table)))
             if self.on_block is not None:
                 self.on_block(game)
-        send_quietly(self.enqueuer, queued)
-        return queued
+        return sent_of(self.dispatcher.refill(), season.tournament_id)
 
     def _pick(
         self, game: str, season: TournamentRecord, open_blocks: list[tuple[int, tuple[str, ...]]]

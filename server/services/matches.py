@@ -91,6 +91,8 @@ class MatchService:
         #: Called with a tournament id when one of its matches became final (a Swiss
         #: tournament pairs its next round then).
         self.on_final: Callable[[str], object] | None = None
+        #: Called with (worker id, match id) after each claim (the dispatcher counts workers).
+        self.on_claimed: Callable[[str, str], object] | None = None
         #: Called with (stage, seconds): "dispatch" (sent -> claimed) at each claim, and
         #: "report" (report received -> final) at each report call.
         self.observers: list[Callable[[str, float], object]] = []
@@ -144,6 +146,8 @@ class MatchService:
         if claimed is not None:
             if claimed.queued_at is not None:
                 self._observe("dispatch", (now - claimed.queued_at).total_seconds())
+            if self.on_claimed is not None and claimed.rotation == 0:  # once per block
+                self.on_claimed(worker_id, match_id)
             return Claim(claimed, already_final=False, attempt_token=token)
         match = self.get(match_id)
         if match.status.final:

@@ -17,6 +17,7 @@ from server.services import commitments, swiss
 from server.services import entries as entries_mod
 from server.services import validation as v
 from server.services.caller import SYSTEM, Caller
+from server.services.dispatch import Dispatcher, sent_of
 from server.services.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
@@ -25,7 +26,7 @@ from server.services.errors import (
 )
 from server.services.feed import TournamentFeed
 from server.services.hygiene import round_robin_matches
-from server.services.scheduling import Enqueuer, send_quietly
+from server.services.scheduling import Enqueuer
 from server.storage import (
     MatchRecord,
     MatchStatus,
@@ -164,11 +165,14 @@ class TournamentService:
         default_decision_time_ms: int = 1000,
         now: Callable[[], datetime] | None = None,
         feed: TournamentFeed | None = None,
+        dispatcher: Dispatcher | None = None,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
         self.default_decision_time_ms = default_decision_time_ms
         self.now = now or utcnow
+        #: What sends started events' blocks to the queue (a window at a time, fairly).
+        self.dispatcher = dispatcher or Dispatcher(store, enqueuer, now=self.now)
         #: Where status changes and cancelled matches are announced to watchers.
         self.feed = feed or TournamentFeed(store)
 
@@ -296,9 +300,7 @@ class TournamentService:
         ]
         if not self.store.add_matches(tournament_id, matches[0].rules_version, new):
             return []  # another call planned this round first
-        queued = self.store.mark_queued([m.match_id for m in new], self.now())
-        send_quietly(self.enqueuer, queued)
-        return queued
+        return sent_of(self.dispatcher.refill(), tournament_id)
 
     def advance_all(self) -> None:
         """:meth:`advance` every running Swiss tournament (the reaper's safety net, should a
@@ -316,31 +318,26 @@ class TournamentService:
         return found
 
     def start(self, tournament_id: str) -> TournamentRecord:
-        """Queue every pending match. Starting a running tournament changes nothing. If the
-        broker refuses the matches, the tournament is left as it was (CREATED, startable
-        again) and UnavailableError says so."""
+        """Start a tournament: its matches wait PENDING and the dispatcher sends its blocks as
+        the window has room, by fair share with everyone else's. Starting a running
+        tournament changes nothing. If the broker does not answer, the tournament is left as
+        it was (CREATED, startable again) and UnavailableError says so."""
         t = self.get(tournament_id)
         if t.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
             raise FailedPreconditionError(
                 f"tournament {tournament_id} is {t.status.value}; create a new one"
             )
-        if t.status is TournamentStatus.CREATED and self.store.set_tournament_status(
-            tournament_id, TournamentStatus.RUNNING, [TournamentStatus.CREATED]
-        ):
-            pending = self.store.list_matches(tournament_id, [MatchStatus.PENDING])
-            queued = self.store.mark_queued([m.match_id for m in pending], self.now())
-            try:
-                self.enqueuer.enqueue(queued)
-            except UnavailableError as exc:
-                self.store.unqueue(tournament_id)
-                self.store.set_tournament_status(
-                    tournament_id, TournamentStatus.CREATED, [TournamentStatus.RUNNING]
-                )
+        if t.status is TournamentStatus.CREATED:
+            if self.enqueuer.broker_epoch() is None:
                 raise UnavailableError(
-                    f"{exc}: tournament {tournament_id} was not started; start it again "
-                    "when the broker is back"
-                ) from None
-            self.feed.publish(tournament_id)
+                    f"the queue's broker does not answer: tournament {tournament_id} was not "
+                    "started; start it again when the broker is back"
+                )
+            if self.store.set_tournament_status(
+                tournament_id, TournamentStatus.RUNNING, [TournamentStatus.CREATED]
+            ):
+                self.dispatcher.refill()
+                self.feed.publish(tournament_id)
         return self.get(tournament_id)
 
     def cancel(self, tournament_id: str) -> TournamentRecord:
@@ -359,6 +356,7 @@ class TournamentService:
                     cancelled = self.store.list_matches(tournament_id, [MatchStatus.CANCELLED])
                     self.feed.publish(tournament_id, cancelled)
                 self.feed.publish(tournament_id)
+            self.dispatcher.refill()  # its places in the window are free for others
         return self.get(tournament_id)
 
     def recent(self, limit: int = 50) -> list[TournamentRecord]:

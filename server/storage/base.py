@@ -265,6 +265,26 @@ class NewTournament:
 
 
 @dataclass(frozen=True, slots=True)
+class DispatchEvent:
+    """A running event with matches waiting to be sent (its flow is its owner's)."""
+
+    tournament_id: str
+    owner_id: int | None
+    format: str
+
+
+@dataclass(frozen=True, slots=True)
+class PendingBlock:
+    """A duplicate block not yet sent: its matches in rotation order, and its queue."""
+
+    tournament_id: str
+    round: int
+    table: int
+    queue: str
+    match_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class SeatOutcome:
     """How one seat ended."""
 

@@ -11,11 +11,13 @@ from server.storage.base import (
     BotRecord,
     BotVersionRecord,
     DecisionRecord,
+    DispatchEvent,
     MatchRecord,
     MatchStatus,
     NewMatch,
     NewTournament,
     Outcome,
+    PendingBlock,
     RatedResult,
     SeatTraceRecord,
     SprtRecord,
@@ -309,6 +311,25 @@ class Store(Protocol):
 
     def stale_matches(self, now: datetime, queued_before: datetime) -> list[str]:
         """RUNNING matches whose lease expired and QUEUED ones queued before ``queued_before``."""
+        ...
+
+    def blocks_in_flight(self) -> list[tuple[str, int, int, str]]:
+        """(tournament, round, table, queue) of every block with a match QUEUED or RUNNING."""
+        ...
+
+    def dispatch_events(self) -> list[DispatchEvent]:
+        """RUNNING events with PENDING matches, oldest first."""
+        ...
+
+    def pending_blocks(
+        self, tournament_id: str, after: tuple[int, int] | None, limit: int
+    ) -> list[PendingBlock]:
+        """Up to ``limit`` blocks of an event whose matches are PENDING, in (round, table)
+        order, after the block ``after`` = (round, table) if given."""
+        ...
+
+    def unqueue_matches(self, match_ids: Sequence[str]) -> int:
+        """QUEUED -> PENDING for these matches (a send that did not happen); how many."""
         ...
 
     def leaderboard(self, game: str) -> list[BotRating]:

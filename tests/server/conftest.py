@@ -22,6 +22,7 @@ from server.services.scheduling import MemoryEnqueuer
 from server.storage import SqlStore
 from server.storage.migrate import upgrade
 from server.storage.sql import make_engine
+from tests.server.fakeworker import FAKE_WORKER_WINDOW
 
 POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
@@ -130,7 +131,11 @@ def running(tmp_path: Path, toy: str) -> Iterator[Running]:
     queue = MemoryEnqueuer()
     registry = CollectorRegistry()
     settings = Settings(
-        data_dir=tmp_path / "data", grpc_port=0, metrics_port=-1, reaper_interval_seconds=3600
+        dispatch_window=FAKE_WORKER_WINDOW,
+        data_dir=tmp_path / "data",
+        grpc_port=0,
+        metrics_port=-1,
+        reaper_interval_seconds=3600,
     )
     server, port = build_server(settings, enqueuer=queue, registry=registry)
     run = Running(server, port, queue, registry)
@@ -202,6 +207,7 @@ def served(request: pytest.FixtureRequest, tmp_path: Path, toy: str) -> Iterator
         queue = MemoryEnqueuer()
         registry = CollectorRegistry()
         settings = Settings(
+            dispatch_window=FAKE_WORKER_WINDOW,
             data_dir=tmp_path / "data",
             database_url=database_url,
             grpc_port=0,

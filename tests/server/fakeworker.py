@@ -12,6 +12,11 @@ import grpc
 import games
 from hamlet.v1 import worker_pb2, worker_pb2_grpc
 
+#: The dispatch window of servers whose tests play matches with this stand-in: every waiting
+#: block is sent at once (``queue.sent`` holds them all), as the tests expect; the window's
+#: own behaviour is tested in tests/server/test_dispatch.py.
+FAKE_WORKER_WINDOW = 100_000
+
 
 def announce(
     channel: grpc.Channel, game_names: list[str], bots: tuple[str, ...] = ("alpha", "beta", "gamma")

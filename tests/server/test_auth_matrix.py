@@ -28,6 +28,7 @@ from tests import toygame
 from tests.remotebot import serve_bot
 from tests.server import fakeworker
 from tests.server.conftest import snapshot
+from tests.server.fakeworker import FAKE_WORKER_WINDOW
 
 OK = grpc.StatusCode.OK
 UNAUTH = grpc.StatusCode.UNAUTHENTICATED
@@ -108,6 +109,7 @@ def _world(tmp: Path, public_reads: bool) -> Iterator[World]:
         toygame.register(mp)
         queue = MemoryEnqueuer()
         settings = Settings(
+            dispatch_window=FAKE_WORKER_WINDOW,
             data_dir=tmp,
             grpc_port=0,
             metrics_port=-1,

@@ -25,6 +25,7 @@ from server.services.scheduling import MemoryEnqueuer
 from tests.remotebot import serve_bot
 from tests.server import fakeworker
 from tests.server.conftest import Running, snapshot
+from tests.server.fakeworker import FAKE_WORKER_WINDOW
 
 GAME = "village"
 FAILED = grpc.StatusCode.FAILED_PRECONDITION
@@ -45,6 +46,7 @@ class Dns:
 
 def _serve(tmp: Path, hosts: str, dns: Dns) -> Running:
     settings = Settings(
+        dispatch_window=FAKE_WORKER_WINDOW,
         data_dir=tmp / "data",
         grpc_port=0,
         metrics_port=-1,

@@ -16,6 +16,7 @@ from hamlet.v1 import arena_pb2, arena_pb2_grpc
 from server.app import HamletServer, build_server
 from server.config import ConfigError, Settings
 from server.services.scheduling import MemoryEnqueuer
+from tests.server.fakeworker import FAKE_WORKER_WINDOW
 from workers.config import WorkerConfig
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl binary")
@@ -40,6 +41,7 @@ def make_certificate(directory: Path) -> tuple[Path, Path]:
 def tls_server(tmp_path: Path) -> Iterator[tuple[HamletServer, int, Path]]:
     cert, key = make_certificate(tmp_path)
     settings = Settings(
+        dispatch_window=FAKE_WORKER_WINDOW,
         data_dir=tmp_path / "data",
         grpc_port=0,
         metrics_port=-1,

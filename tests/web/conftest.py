@@ -19,6 +19,7 @@ from server.app import build_server
 from server.config import Settings
 from server.services.scheduling import MemoryEnqueuer
 from tests.server import fakeworker
+from tests.server.fakeworker import FAKE_WORKER_WINDOW
 from web.app import WebSettings, create_app
 
 GAMES = ("village", "my_village", "farmaria")
@@ -42,7 +43,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     tmp = tmp_path_factory.mktemp("web")
     queue = MemoryEnqueuer()
     settings = Settings(
-        data_dir=tmp / "data", grpc_port=0, metrics_port=-1, reaper_interval_seconds=3600
+        dispatch_window=FAKE_WORKER_WINDOW,
+        data_dir=tmp / "data",
+        grpc_port=0,
+        metrics_port=-1,
+        reaper_interval_seconds=3600,
     )
     server, port = build_server(settings, enqueuer=queue, registry=CollectorRegistry())
     addr = f"127.0.0.1:{port}"

@@ -24,6 +24,7 @@ from server.config import Settings
 from server.services.scheduling import MemoryEnqueuer
 from tests.server import fakeworker
 from tests.server.conftest import Running
+from tests.server.fakeworker import FAKE_WORKER_WINDOW
 from tests.server.test_seat_view import MARKER, PEEKER, play
 from tests.web.browser import artifacts_dir, console_errors, missing_reason, new_driver
 from web import seatview
@@ -67,7 +68,11 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     tmp = tmp_path_factory.mktemp("seatview")
     queue, registry = MemoryEnqueuer(), CollectorRegistry()
     settings = Settings(
-        data_dir=tmp / "data", grpc_port=0, metrics_port=-1, reaper_interval_seconds=3600
+        dispatch_window=FAKE_WORKER_WINDOW,
+        data_dir=tmp / "data",
+        grpc_port=0,
+        metrics_port=-1,
+        reaper_interval_seconds=3600,
     )
     server, port = build_server(settings, enqueuer=queue, registry=registry)
     running = Running(server, port, queue, registry)
