@@ -1,11 +1,18 @@
 """Every test starts with no credentials of the person running the suite: no HAMLET_TOKEN,
-and a private config directory, so `hamlet login` state on this machine never leaks in."""
+and a private config directory, so `hamlet login` state on this machine never leaks in.
+
+Hypothesis checks properties, not speed: on a loaded CI machine its timing health check and
+per-example deadline would fail tests for the machine's load, so both are off."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("hamlet", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("hamlet")
 
 
 @pytest.fixture(autouse=True)
