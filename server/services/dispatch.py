@@ -55,8 +55,11 @@ def flow_of(event: DispatchEvent) -> str:
     return f"user:{event.owner_id}"
 
 
-class Workers:
-    """Which worker processes claimed matches of which queue lately."""
+class Capacity:
+    """How many blocks of each queue the workers can play at once, as seen lately: the
+    distinct worker ids claiming from it, or the most blocks of it found running at once,
+    whichever is more (a worker process names all its pool children alike, so the second
+    is what finds a pool's size: the window grows by one while every place is running)."""
 
     def __init__(
         self,
@@ -66,6 +69,7 @@ class Workers:
         self.horizon = horizon
         self.clock = clock
         self._seen: dict[str, dict[str, float]] = {}
+        self._peak: dict[str, tuple[int, float]] = {}
 
     def saw(self, queue: str, worker_id: str) -> bool:
         """Note a claim; True when this worker is new (or back) on this queue."""
@@ -75,13 +79,21 @@ class Workers:
         seen[worker_id] = now
         return last is None or now - last > self.horizon
 
-    def count(self, queue: str) -> int:
-        """Worker processes seen on ``queue`` within the horizon (older ones are dropped)."""
+    def running(self, queue: str, blocks: int) -> None:
+        """``blocks`` of ``queue`` are being played right now."""
+        now = self.clock()
+        peak, when = self._peak.get(queue, (0, now))
+        if blocks >= peak or now - when > self.horizon:
+            self._peak[queue] = (blocks, now)
+
+    def slots(self, queue: str) -> int:
+        """Blocks the workers seen lately on ``queue`` played at once (0: none seen)."""
         now = self.clock()
         seen = self._seen.get(queue, {})
         for worker in [w for w, t in seen.items() if now - t > self.horizon]:
             del seen[worker]
-        return len(seen)
+        peak, when = self._peak.get(queue, (0, now))
+        return max(len(seen), peak if now - when <= self.horizon else 0)
 
 
 class Dispatcher:
@@ -95,13 +107,13 @@ class Dispatcher:
         store: Store,
         enqueuer: Enqueuer,
         window: int | None = None,
-        workers: Workers | None = None,
+        capacity: Capacity | None = None,
         now: Callable[[], datetime] | None = None,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
         self.window = window
-        self.workers = workers or Workers()
+        self.seen = capacity or Capacity()
         self.now = now or utcnow
         self._owners = FairShare()
         self._events = FairShare()
@@ -113,14 +125,14 @@ class Dispatcher:
             return None
         if self.window > 0:
             return self.window
-        workers = self.workers.count(queue)
-        return workers + 1 if workers else IDLE_WINDOW
+        slots = self.seen.slots(queue)
+        return slots + 1 if slots else IDLE_WINDOW
 
     def saw_worker(self, worker_id: str, match_id: str) -> None:
         """A worker claimed a match: count it on that match's queue; a new worker widens the
         window, so refill at once."""
         queue = self.store.match_queues([match_id]).get(match_id)
-        if queue is not None and self.workers.saw(queue, worker_id) and self.window == 0:
+        if queue is not None and self.seen.saw(queue, worker_id) and self.window == 0:
             self.refill()
 
     def refill(self) -> list[str]:
@@ -137,12 +149,15 @@ class Dispatcher:
 
     def _choose(self) -> list[PendingBlock]:
         flight = self.store.blocks_in_flight()
-        busy = Counter(queue for *_, queue in flight)
+        busy = Counter(b.queue for b in flight)
+        for queue, n in Counter(b.queue for b in flight if b.running).items():
+            self.seen.running(queue, n)
         events = self.store.dispatch_events()
         if not events:
             return []
         flow_of_event = {e.tournament_id: flow_of(e) for e in events}
-        in_flight = Counter(flow_of_event.get(t, "") for t, *_ in flight)
+        in_flight = Counter(flow_of_event.get(b.tournament_id, "") for b in flight)
+        event_flight = Counter(b.tournament_id for b in flight)
         per_flow: dict[str, list[str]] = {}
         for e in events:
             per_flow.setdefault(flow_of_event[e.tournament_id], []).append(e.tournament_id)
@@ -152,7 +167,7 @@ class Dispatcher:
         chosen: list[PendingBlock] = []
         while per_flow:
             flow = self._owners.pick(per_flow, in_flight)
-            event = self._events.pick(per_flow[flow], {})
+            event = self._events.pick(per_flow[flow], event_flight)
             look = ahead.setdefault(event, _Lookahead(self.store, event))
             block = look.take(lambda q: self._room(q, busy))
             if block is None:  # nothing of this event fits now
@@ -163,6 +178,7 @@ class Dispatcher:
             chosen.append(block)
             busy[block.queue] += 1
             in_flight[flow] += 1
+            event_flight[event] += 1
             self._owners.charge(flow, len(block.match_ids))
             self._events.charge(event, len(block.match_ids))
         return chosen

@@ -5,8 +5,8 @@ been served least since it became active goes next, and is charged the cost of w
 block's matches). A flow that becomes active starts at the least service among the flows
 already active, so idle time earns no credit and a newcomer needs no history to get its share:
 with one flow holding 20,000 planned matches and another arriving with two, the newcomer is
-served at the next free place. Ties go to the flow with fewer blocks in flight, then by name,
-so the order is deterministic.
+served at the next free place. Ties go to the flow with fewer blocks in flight, then to the
+one served longest ago (a newcomer first), then by name, so the order is deterministic.
 
 Pure bookkeeping (no store, no clock): :mod:`server.services.dispatch` asks it who is next.
 """
@@ -22,6 +22,9 @@ class FairShare:
     def __init__(self) -> None:
         #: Service (matches) each active flow received since it became active.
         self._served: dict[str, float] = {}
+        #: When each active flow was last served (a count of charges; -1: not yet).
+        self._last: dict[str, int] = {}
+        self._turn = 0
 
     def served(self, flow: str) -> float:
         """The service a flow received since it became active (0 for an unknown one)."""
@@ -33,15 +36,21 @@ class FairShare:
         active = set(flows)
         for gone in [f for f in self._served if f not in active]:
             del self._served[gone]
+            self._last.pop(gone, None)
         floor = min(self._served.values(), default=0.0)
         for flow in active:
             self._served.setdefault(flow, floor)
 
     def pick(self, candidates: Iterable[str], in_flight: Mapping[str, int]) -> str:
-        """The candidate served least (ties: fewer blocks in flight, then the name). Every
-        candidate must have been activated."""
-        return min(candidates, key=lambda f: (self._served[f], in_flight.get(f, 0), f))
+        """The candidate served least (ties: fewer blocks in flight, then served longest
+        ago, then the name). Every candidate must have been activated."""
+        return min(
+            candidates,
+            key=lambda f: (self._served[f], in_flight.get(f, 0), self._last.get(f, -1), f),
+        )
 
     def charge(self, flow: str, cost: float) -> None:
         """``flow`` was given work of ``cost`` (matches)."""
         self._served[flow] = self._served.get(flow, 0.0) + cost
+        self._last[flow] = self._turn
+        self._turn += 1

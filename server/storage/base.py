@@ -274,6 +274,17 @@ class DispatchEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class InFlight:
+    """A duplicate block with a match QUEUED or RUNNING (``running``: one is claimed)."""
+
+    tournament_id: str
+    round: int
+    table: int
+    queue: str
+    running: bool
+
+
+@dataclass(frozen=True, slots=True)
 class PendingBlock:
     """A duplicate block not yet sent: its matches in rotation order, and its queue."""
 

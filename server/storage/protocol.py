@@ -12,6 +12,7 @@ from server.storage.base import (
     BotVersionRecord,
     DecisionRecord,
     DispatchEvent,
+    InFlight,
     MatchRecord,
     MatchStatus,
     NewMatch,
@@ -313,8 +314,8 @@ class Store(Protocol):
         """RUNNING matches whose lease expired and QUEUED ones queued before ``queued_before``."""
         ...
 
-    def blocks_in_flight(self) -> list[tuple[str, int, int, str]]:
-        """(tournament, round, table, queue) of every block with a match QUEUED or RUNNING."""
+    def blocks_in_flight(self) -> list[InFlight]:
+        """Every block with a match QUEUED or RUNNING."""
         ...
 
     def dispatch_events(self) -> list[DispatchEvent]:

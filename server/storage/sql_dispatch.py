@@ -9,6 +9,7 @@ from sqlalchemy import and_, exists, or_, select, update
 from server.storage import models as m
 from server.storage.base import (
     DispatchEvent,
+    InFlight,
     MatchStatus,
     PendingBlock,
     TournamentStatus,
@@ -24,14 +25,26 @@ _MAX_ROTATIONS = 6
 class DispatchPart(SqlBase):
     """Reads for the fair-share dispatcher (each one query, on indexes)."""
 
-    def blocks_in_flight(self) -> list[tuple[str, int, int, str]]:
+    def blocks_in_flight(self) -> list[InFlight]:
         with self._tx() as s:
             rows = s.execute(
-                select(m.Match.tournament_id, m.Match.round, m.Match.table_index, m.Match.queue)
+                select(
+                    m.Match.tournament_id,
+                    m.Match.round,
+                    m.Match.table_index,
+                    m.Match.queue,
+                    m.Match.status,
+                )
                 .where(m.Match.status.in_(_IN_FLIGHT))
                 .distinct()
             ).all()
-        return [(str(t), int(r), int(b), str(q)) for t, r, b, q in rows]
+        blocks: dict[tuple[str, int, int], InFlight] = {}
+        for t, r, b, q, status in rows:
+            key = (str(t), int(r), int(b))
+            running = status == MatchStatus.RUNNING.value
+            old = blocks.get(key)
+            blocks[key] = InFlight(*key, str(q), running or (old is not None and old.running))
+        return list(blocks.values())
 
     def dispatch_events(self) -> list[DispatchEvent]:
         waiting = exists().where(

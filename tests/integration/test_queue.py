@@ -118,8 +118,9 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
 
 @pytest.fixture
 def impatient(tmp_path: Path) -> Iterator[Stack]:
-    """A queue timeout far shorter than the time the backlog takes to play."""
-    yield from _stack(tmp_path, queue_timeout_seconds=1.0)
+    """A queue timeout far shorter than the time the backlog takes to play (and a dispatch
+    window wide enough to put a backlog on the broker at all)."""
+    yield from _stack(tmp_path, queue_timeout_seconds=1.0, dispatch_window=1000)
 
 
 def test_a_backlog_longer_than_the_queue_timeout_loses_no_match(impatient: Stack) -> None:
