@@ -283,7 +283,7 @@ def build_server(
         server,
     )
     worker_pb2_grpc.add_MatchHostServicer_to_server(
-        MatchHostServicer(services.bots, services.matches, metrics, remote), server
+        MatchHostServicer(services.bots, services.matches, metrics, remote, dispatcher), server
     )
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

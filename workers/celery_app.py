@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -145,6 +146,11 @@ def keep_announcing(
         announce(config, attempts=1, again=True)
 
 
+def process_name() -> str:
+    """This pool process, as the server counts processes: ``host:pid``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
 def announce(
     config: WorkerConfig, attempts: int = 60, wait_s: float = 1.0, again: bool = False
 ) -> bool:
@@ -156,7 +162,9 @@ def announce(
     for attempt in range(attempts):
         try:
             with config.host_client(attempts=1) as host:
-                host.announce(config.name, bots, runtimes, report.tier.value)
+                host.announce(
+                    config.name, bots, runtimes, report.tier.value, process=process_name()
+                )
             log.log(
                 logging.DEBUG if again else logging.INFO,
                 "announced built-in bots %s, runtimes %s",

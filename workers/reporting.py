@@ -225,10 +225,13 @@ class MatchHostClient:
         bots: Sequence[Announced],
         runtimes: Sequence[str] = (),
         sandbox_tier: str = "",
+        process: str = "",
     ) -> None:
         """Tell the server this worker is up, which built-in bots it plays and which
-        runtimes it can run uploaded bots in (none when its sandbox refuses them)."""
+        runtimes it can run uploaded bots in (none when its sandbox refuses them), from which
+        pool process (``host:pid``)."""
         request = worker_pb2.AnnounceWorkerRequest(
+            process=process,
             runtimes=list(runtimes),
             sandbox_tier=sandbox_tier,
             worker_id=worker_id,

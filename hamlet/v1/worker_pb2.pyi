@@ -713,8 +713,13 @@ class AnnounceWorkerRequest(_message.Message):
     BUILTIN_BOTS_FIELD_NUMBER: _builtins.int
     RUNTIMES_FIELD_NUMBER: _builtins.int
     SANDBOX_TIER_FIELD_NUMBER: _builtins.int
+    PROCESS_FIELD_NUMBER: _builtins.int
     worker_id: _builtins.str
     sandbox_tier: _builtins.str
+    process: _builtins.str
+    """This pool process (host:pid): each one announces itself, and the server sizes its
+    dispatch window from the processes that can play each queue.
+    """
     @_builtins.property
     def builtin_bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BuiltinBot]: ...
     @_builtins.property
@@ -730,10 +735,11 @@ class AnnounceWorkerRequest(_message.Message):
         builtin_bots: _abc.Iterable[Global___BuiltinBot] | None = ...,
         runtimes: _abc.Iterable[_builtins.str] | None = ...,
         sandbox_tier: _builtins.str = ...,
+        process: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["builtin_bots", b"builtin_bots", "runtimes", b"runtimes", "sandbox_tier", b"sandbox_tier", "worker_id", b"worker_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["builtin_bots", b"builtin_bots", "process", b"process", "runtimes", b"runtimes", "sandbox_tier", b"sandbox_tier", "worker_id", b"worker_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

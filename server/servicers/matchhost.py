@@ -11,6 +11,7 @@ from server.metrics import ServerMetrics
 from server.servicers.errors import unary
 from server.services import validation as v
 from server.services.bots import BotService, BuiltinBot
+from server.services.dispatch import Dispatcher
 from server.services.errors import InvalidArgumentError, ServiceError
 from server.services.hygiene import strip_nul
 from server.services.matches import MAX_BLOCK, Claim, MatchService, Report
@@ -147,11 +148,13 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
         matches: MatchService,
         metrics: ServerMetrics,
         remote: RemoteBotService,
+        dispatcher: Dispatcher | None = None,
     ) -> None:
         self.bots = bots
         self.matches = matches
         self.metrics = metrics
         self.remote = remote
+        self.dispatcher = dispatcher
 
     @unary
     def ClaimMatch(
@@ -282,4 +285,6 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
             request.worker_id,
         )
         self.metrics.sightings.seen(request.worker_id)
+        if self.dispatcher is not None:
+            self.dispatcher.announced(request.process or request.worker_id, request.runtimes)
         return worker_pb2.AnnounceWorkerResponse()

@@ -28,9 +28,10 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
+from hamlet.queues import queues_served
 from server.services.fairshare import FairShare
 from server.services.scheduling import Enqueuer, send_quietly
 from server.storage import Store
@@ -38,8 +39,9 @@ from server.storage.base import DispatchEvent, PendingBlock, utcnow
 
 #: Places per queue no worker has claimed from lately.
 IDLE_WINDOW = 2
-#: How long a worker counts as present after its last claim.
-WORKER_HORIZON_SECONDS = 600.0
+#: How long a worker process counts as present after it last announced itself or claimed
+#: (pool processes announce themselves every minute).
+WORKER_HORIZON_SECONDS = 150.0
 #: Blocks read ahead per event in one refill.
 LOOKAHEAD = 16
 LADDER_FLOW = "ladder"
@@ -56,10 +58,10 @@ def flow_of(event: DispatchEvent) -> str:
 
 
 class Capacity:
-    """How many blocks of each queue the workers can play at once, as seen lately: the
-    distinct worker ids claiming from it, or the most blocks of it found running at once,
-    whichever is more (a worker process names all its pool children alike, so the second
-    is what finds a pool's size: the window grows by one while every place is running)."""
+    """How many blocks of each queue the workers can play at once: the pool processes that
+    announced themselves lately with the runtimes that queue needs (each child of a worker's
+    pool announces itself every minute), or the distinct workers seen claiming from it,
+    whichever is more."""
 
     def __init__(
         self,
@@ -68,32 +70,35 @@ class Capacity:
     ) -> None:
         self.horizon = horizon
         self.clock = clock
-        self._seen: dict[str, dict[str, float]] = {}
-        self._peak: dict[str, tuple[int, float]] = {}
+        self._processes: dict[str, dict[str, float]] = {}
+        self._claimers: dict[str, dict[str, float]] = {}
+
+    def announced(self, process: str, queues: Iterable[str]) -> bool:
+        """A pool process is up and consumes ``queues``; True when it is new on one."""
+        new = [self._note(self._processes, q, process) for q in queues]  # note every queue
+        return any(new)
 
     def saw(self, queue: str, worker_id: str) -> bool:
-        """Note a claim; True when this worker is new (or back) on this queue."""
-        now = self.clock()
-        seen = self._seen.setdefault(queue, {})
-        last = seen.get(worker_id)
-        seen[worker_id] = now
-        return last is None or now - last > self.horizon
-
-    def running(self, queue: str, blocks: int) -> None:
-        """``blocks`` of ``queue`` are being played right now."""
-        now = self.clock()
-        peak, when = self._peak.get(queue, (0, now))
-        if blocks >= peak or now - when > self.horizon:
-            self._peak[queue] = (blocks, now)
+        """A worker claimed from ``queue``; True when it is new (or back) there."""
+        return self._note(self._claimers, queue, worker_id)
 
     def slots(self, queue: str) -> int:
-        """Blocks the workers seen lately on ``queue`` played at once (0: none seen)."""
+        """Blocks of ``queue`` the workers seen lately can play at once (0: none seen)."""
+        return max(self._alive(self._processes, queue), self._alive(self._claimers, queue))
+
+    def _note(self, table: dict[str, dict[str, float]], queue: str, who: str) -> bool:
         now = self.clock()
-        seen = self._seen.get(queue, {})
-        for worker in [w for w, t in seen.items() if now - t > self.horizon]:
-            del seen[worker]
-        peak, when = self._peak.get(queue, (0, now))
-        return max(len(seen), peak if now - when <= self.horizon else 0)
+        seen = table.setdefault(queue, {})
+        last = seen.get(who)
+        seen[who] = now
+        return last is None or now - last > self.horizon
+
+    def _alive(self, table: dict[str, dict[str, float]], queue: str) -> int:
+        now = self.clock()
+        seen = table.get(queue, {})
+        for gone in [w for w, t in seen.items() if now - t > self.horizon]:
+            del seen[gone]
+        return len(seen)
 
 
 class Dispatcher:
@@ -125,14 +130,19 @@ class Dispatcher:
             return None
         if self.window > 0:
             return self.window
-        slots = self.seen.slots(queue)
-        return slots + 1 if slots else IDLE_WINDOW
+        return self.seen.slots(queue) or IDLE_WINDOW
 
     def saw_worker(self, worker_id: str, match_id: str) -> None:
         """A worker claimed a match: count it on that match's queue; a new worker widens the
         window, so refill at once."""
         queue = self.store.match_queues([match_id]).get(match_id)
         if queue is not None and self.seen.saw(queue, worker_id) and self.window == 0:
+            self.refill()
+
+    def announced(self, process: str, runtimes: Iterable[str]) -> None:
+        """A worker's pool process announced itself with the runtimes it can run: count it on
+        every queue it consumes; a new one widens the window, so refill at once."""
+        if self.seen.announced(process, queues_served(runtimes)) and self.window == 0:
             self.refill()
 
     def refill(self) -> list[str]:
@@ -150,8 +160,6 @@ class Dispatcher:
     def _choose(self) -> list[PendingBlock]:
         flight = self.store.blocks_in_flight()
         busy = Counter(b.queue for b in flight)
-        for queue, n in Counter(b.queue for b in flight if b.running).items():
-            self.seen.running(queue, n)
         events = self.store.dispatch_events()
         if not events:
             return []

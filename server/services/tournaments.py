@@ -12,7 +12,7 @@ from datetime import datetime
 from itertools import combinations
 
 from games import derive_seed
-from hamlet.queues import queue_for
+from hamlet.queues import MATCH_QUEUE, queue_for
 from server.services import commitments, swiss
 from server.services import entries as entries_mod
 from server.services import validation as v
@@ -95,15 +95,17 @@ def plan_round_robin(
     rounds: int,
     seed: int,
     tables: Sequence[tuple[int, ...]] | None = None,
+    queues: Sequence[str] | None = None,
 ) -> list[NewMatch]:
     """Every table (by default every ``per_table``-combination of entries), in every cyclic
     seat rotation, ``rounds`` times. All rotations of one table in one round share a seed (a
-    duplicate block), so every bot meets the same shuffles and dice from every seat."""
+    duplicate block), so every bot meets the same shuffles and dice from every seat.
+    ``queues``: each table's worker queue (by default the default queue)."""
     if tables is None:
         tables = format_tables(ROUND_ROBIN, len(entries), per_table)
     out = []
     for rnd in range(rounds):
-        out += plan_round(tournament_id, entries, rnd, seed, tables, len(tables))
+        out += plan_round(tournament_id, entries, rnd, seed, tables, len(tables), queues)
     return out
 
 
@@ -114,11 +116,14 @@ def plan_round(
     seed: int,
     tables: Sequence[tuple[int, ...]],
     tables_per_round: int,
+    queues: Sequence[str] | None = None,
 ) -> list[NewMatch]:
-    """One round: each table in every cyclic seat rotation, one seed per table."""
+    """One round: each table in every cyclic seat rotation, one seed per table (and, given
+    ``queues``, each table's worker queue)."""
     out = []
     for t, combo in enumerate(tables):
         table_seed = commitments.table_seed(seed, rnd, tables_per_round, t)
+        queue = queues[t] if queues is not None else MATCH_QUEUE
         for rot in range(len(combo)):
             order = combo[rot:] + combo[:rot]
             out.append(
@@ -129,6 +134,7 @@ def plan_round(
                     rotation=rot,
                     seed=table_seed,
                     seat_version_ids=tuple(entries[i] for i in order),
+                    queue=queue,
                 )
             )
     return out
@@ -237,14 +243,12 @@ class TournamentService:
                     "it --unrated, or add other bots"
                 )
         tournament_id = "t" + secrets.token_hex(5)
-        planned = (
-            plan_round(tournament_id, entries, 0, seed, tables, len(tables))
+        queues = [queue_for(runtimes[entries[i]] for i in table) for table in tables]
+        matches = (
+            plan_round(tournament_id, entries, 0, seed, tables, len(tables), queues)
             if req.format == SWISS
-            else plan_round_robin(tournament_id, entries, per_table, rounds, seed, tables)
+            else plan_round_robin(tournament_id, entries, per_table, rounds, seed, tables, queues)
         )
-        matches = [
-            replace(nm, queue=queue_for(runtimes[v] for v in nm.seat_version_ids)) for nm in planned
-        ]
         salt = commitments.nonce()
         return self.store.create_tournament(
             NewTournament(

@@ -75,17 +75,30 @@ def test_flows() -> None:
     assert flow_of(DispatchEvent("t2", None, "round_robin")) == SYSTEM_FLOW
 
 
-def test_the_window_is_sized_from_what_the_workers_play() -> None:
+def test_the_window_is_sized_from_the_worker_processes() -> None:
     clock = [0.0]
     seen = Capacity(horizon=60, clock=lambda: clock[0])
     assert seen.slots("matches") == 0
-    seen.saw("matches", "w1")
+    assert seen.saw("matches", "w1")  # a claim: one worker at least
     assert seen.slots("matches") == 1
-    seen.running("matches", 3)  # a pool of three children under one name
-    assert seen.slots("matches") == 3
-    assert seen.slots("matches-node") == 0  # another queue's workers are its own
+    # A pool of three children that share the name "w1" but announce themselves apart.
+    for pid in (11, 12, 13):
+        assert seen.announced(f"host:{pid}", ["matches", "matches.node"])
+    assert not seen.announced("host:11", ["matches"])  # already counted
+    assert seen.slots("matches") == 3 and seen.slots("matches.node") == 3
+    assert seen.slots("matches.native") == 0  # nobody runs that queue
     clock[0] = 61
     assert seen.slots("matches") == 0  # gone quiet: back to the idle window
+
+
+def test_a_worker_announcing_itself_widens_the_window(store: SqlStore, toy: str) -> None:
+    world = World(store, toy, window=0)
+    world.event("alice", BOTS[:4], rounds=5)
+    assert len(blocks(world.queue.sent)) == IDLE_WINDOW
+    for pid in range(5):
+        world.dispatcher.announced(f"host:{pid}", ["python3"])
+    assert len(blocks(world.queue.sent)) == 5
+    assert len(world.store.blocks_in_flight()) == 5
 
 
 class World:
