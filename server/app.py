@@ -204,6 +204,7 @@ def build_server(
     store.time_statements(metrics.statement)
     feed = TournamentFeed(store)
     dispatcher = Dispatcher(store, queue, window=settings.dispatch_window)
+    dispatcher.on_dispatch = lambda flow: metrics.blocks_dispatched.labels(flow).inc()
     services = Services(
         bots=BotService(store),
         tournaments=TournamentService(

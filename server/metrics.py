@@ -143,6 +143,13 @@ class ServerMetrics:
             ["game"],
             registry=r,
         )
+        self.blocks_dispatched = Counter(
+            "hamlet_server_blocks_dispatched_total",
+            "Duplicate blocks the fair-share dispatcher sent to the queue, by kind of flow "
+            "(user, ladder, system).",
+            ["flow"],
+            registry=r,
+        )
         self.queue_depth = Gauge(
             "hamlet_match_queue_depth",
             "Match tasks waiting in the Redis queue (NaN when Redis does not answer).",

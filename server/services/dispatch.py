@@ -120,6 +120,8 @@ class Dispatcher:
         self.window = window
         self.seen = capacity or Capacity()
         self.now = now or utcnow
+        #: Told the kind of flow ("user", "ladder", "system") of each block sent (a metric).
+        self.on_dispatch: Callable[[str], object] | None = None
         self._owners = FairShare()
         self._events = FairShare()
         self._lock = threading.Lock()
@@ -152,12 +154,16 @@ class Dispatcher:
             chosen = self._choose()
             if not chosen:
                 return []
-            ids = [mid for block in chosen for mid in block.match_ids]
+            ids = [mid for block, _ in chosen for mid in block.match_ids]
             queued = self.store.mark_queued(ids, self.now())
         send_quietly(self.enqueuer, queued)
+        if self.on_dispatch is not None:
+            for _, flow in chosen:
+                self.on_dispatch(flow.split(":", 1)[0])
         return queued
 
-    def _choose(self) -> list[PendingBlock]:
+    def _choose(self) -> list[tuple[PendingBlock, str]]:
+        """The blocks to send now, each with its flow."""
         flight = self.store.blocks_in_flight()
         busy = Counter(b.queue for b in flight)
         events = self.store.dispatch_events()
@@ -172,7 +178,7 @@ class Dispatcher:
         self._owners.activate(per_flow)
         self._events.activate(flow_of_event)
         ahead: dict[str, _Lookahead] = {}
-        chosen: list[PendingBlock] = []
+        chosen: list[tuple[PendingBlock, str]] = []
         while per_flow:
             flow = self._owners.pick(per_flow, in_flight)
             event = self._events.pick(per_flow[flow], event_flight)
@@ -183,7 +189,7 @@ class Dispatcher:
                 if not per_flow[flow]:
                     del per_flow[flow]
                 continue
-            chosen.append(block)
+            chosen.append((block, flow))
             busy[block.queue] += 1
             in_flight[flow] += 1
             event_flight[event] += 1
