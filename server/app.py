@@ -38,6 +38,7 @@ from server.services.errors import UnavailableError
 from server.services.feed import TournamentFeed
 from server.services.headtohead import HeadToHeadService
 from server.services.history import HistoryService
+from server.services.invitations import InvitationService
 from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
@@ -203,7 +204,13 @@ def build_server(
     feed = TournamentFeed(store)
     services = Services(
         bots=BotService(store),
-        tournaments=TournamentService(store, queue, settings.default_decision_time_ms, feed=feed),
+        tournaments=TournamentService(
+            store,
+            queue,
+            settings.default_decision_time_ms,
+            feed=feed,
+            rated_time_controls=settings.rated_time_control,
+        ),
         matches=MatchService(
             store,
             queue,
@@ -217,7 +224,7 @@ def build_server(
     ladder = LadderService(
         store,
         queue,
-        settings.default_decision_time_ms,
+        settings.rated_time_control,
         on_block=lambda game: metrics.ladder_blocks.labels(game).inc(),
     )
     tests = HeadToHeadService(store, queue, settings.default_decision_time_ms)
@@ -269,6 +276,9 @@ def build_server(
             tests,
             remote,
             StreamGate(settings.max_streams),
+            InvitationService(
+                store, settings.invitation_pending_days, settings.invitation_grant_days
+            ),
         ),
         server,
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from server.storage.migrate import upgrade
 from server.storage.sql_accounts import AccountsPart
+from server.storage.sql_consent import ConsentPart
 from server.storage.sql_ladder import LadderPart
 from server.storage.sql_matches import MatchesPart
 from server.storage.sql_ratings import RatingsPart
@@ -20,7 +21,9 @@ from server.storage.sqlbase import make_engine
 __all__ = ["SqlStore", "make_engine", "open_store"]
 
 
-class SqlStore(AccountsPart, LadderPart, TournamentsPart, MatchesPart, RatingsPart, TracesPart):
+class SqlStore(
+    AccountsPart, LadderPart, TournamentsPart, MatchesPart, RatingsPart, TracesPart, ConsentPart
+):
     """:class:`~server.storage.protocol.Store` on a SQLAlchemy engine."""
 
 
