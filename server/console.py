@@ -49,7 +49,7 @@ def tournament_status(value: int) -> str:
 def games_table(games: Iterable[common_pb2.Game]) -> Table:
     """The registered games."""
     table = Table(title="Games")
-    for col in ("name", "title", "players", "rules version", "rated time control"):
+    for col in ("name", "title", "players", "rules version", "rated decision/bank"):
         table.add_column(col)
     for g in games:
         table.add_row(
@@ -57,7 +57,9 @@ def games_table(games: Iterable[common_pb2.Game]) -> Table:
             g.display_name,
             f"{g.min_players}-{g.max_players}",
             g.rules_version,
-            time_control_text(g.rated_time_control) if g.HasField("rated_time_control") else "-",
+            f"{g.rated_time_control.decision_time_ms}/{g.rated_time_control.time_bank_ms} ms"
+            if g.HasField("rated_time_control")
+            else "-",
         )
     return table
 
