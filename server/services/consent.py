@@ -56,7 +56,7 @@ class Permission(enum.Enum):
             return f"{owner} lets anyone enter it, in rated events too (open)"
         if self is Permission.CHALLENGEABLE:
             return f"{owner} lets others enter it in unrated events only (challengeable)"
-        return f"{owner} keeps it private: only {owner} and admins may enter it"
+        return f"{owner} keeps it private (only {owner} and admins may enter it)"
 
 
 class Enterable(Protocol):
