@@ -18,6 +18,7 @@ from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from server.services.caller import SYSTEM, Caller
 from server.services.consent import Permission, check_entries
 from server.services.errors import PermissionDeniedError
+from server.storage import SqlStore
 from server.storage import models as m
 from server.storage.base import utcnow
 from tests.server import fakeworker
@@ -373,3 +374,32 @@ def test_permissions_parse_and_fail_closed() -> None:
     assert Permission.of("bogus") is Permission.PRIVATE
     assert [p.allows(True) for p in Permission] == [False, False, True]
     assert [p.allows(False) for p in Permission] == [False, True, True]
+
+
+def test_the_store_keeps_permissions_and_invitations(store: SqlStore) -> None:
+    now = utcnow()
+    ann = store.create_user("ann", False, now)
+    bo = store.create_user("bo", False, now)
+    for name in ("x", "y"):
+        store.add_bot_version(name, "toy", name.encode(), name * 64, "", ann.user_id)
+    assert store.set_bot_permission("x", "open") is not None
+    assert store.get_bot("x").permission == "open"  # type: ignore[union-attr]
+    assert store.set_bot_permission("nobody", "open") is None
+    later = now + timedelta(days=7)
+    first = store.add_invitation("x", bo.user_id, False, "hi", now, later)
+    second = store.add_invitation("y", bo.user_id, True, "", now, later)
+    assert first is not None and second is not None and first.owner == "ann"
+    assert store.add_invitation("nobody", bo.user_id, False, "", now, later) is None
+    assert store.pending_sent(bo.user_id, now) == 2
+    assert store.consent_grants(bo.user_id, ["x", "y"], now) == {}
+    for inv in (first, second):
+        done = store.answer_invitation(inv.invitation_id, "accepted", now, later, ["pending"])
+        assert done is not None and done.status == "accepted" and done.answered_at == now
+    assert store.answer_invitation(first.invitation_id, "accepted", now, later, ["pending"]) is None
+    assert store.consent_grants(bo.user_id, ["x", "y", "z"], now) == {"x": False, "y": True}
+    assert store.consent_grants(bo.user_id, ["x", "y"], later) == {}  # expired by then
+    assert store.consent_grants(ann.user_id, ["x", "y"], now) == {}
+    received, sent = store.list_invitations(ann.user_id, 10)
+    assert [i.invitation_id for i in received] == [second.invitation_id, first.invitation_id]
+    assert sent == [] and len(store.list_invitations(bo.user_id, 1)[1]) == 1
+    assert [i.bot_name for i in store.live_invitations("x", bo.user_id, now)] == ["x"]
