@@ -40,7 +40,7 @@ class ConsentRpcs:
     def ListInvitations(
         self, request: arena_pb2.ListInvitationsRequest, context: grpc.ServicerContext
     ) -> arena_pb2.ListInvitationsResponse:
-        received, sent = self.invitations.list(caller())
+        received, sent = self.invitations.list_for(caller())
         return arena_pb2.ListInvitationsResponse(
             received=[convert.invitation(i) for i in received],
             sent=[convert.invitation(i) for i in sent],

@@ -140,7 +140,7 @@ class InvitationService:
             raise NotFoundError(f"unknown bot {bot_name!r}")
         return Invitation(made, status_of(made, now))
 
-    def list(self, caller: Caller) -> tuple[list[Invitation], list[Invitation]]:
+    def list_for(self, caller: Caller) -> tuple[list[Invitation], list[Invitation]]:
         """(received, sent): the caller's invitations, each newest first (at most
         :data:`LIST_LIMIT` each)."""
         if caller.user_id is None:
