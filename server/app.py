@@ -39,6 +39,7 @@ from server.services.errors import UnavailableError
 from server.services.feed import TournamentFeed
 from server.services.headtohead import HeadToHeadService
 from server.services.history import HistoryService
+from server.services.invitations import InvitationService
 from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
@@ -208,7 +209,12 @@ def build_server(
     services = Services(
         bots=BotService(store),
         tournaments=TournamentService(
-            store, queue, settings.default_decision_time_ms, feed=feed, dispatcher=dispatcher
+            store,
+            queue,
+            settings.default_decision_time_ms,
+            feed=feed,
+            rated_time_controls=settings.rated_time_control,
+            dispatcher=dispatcher,
         ),
         matches=MatchService(
             store,
@@ -223,7 +229,7 @@ def build_server(
     ladder = LadderService(
         store,
         queue,
-        settings.default_decision_time_ms,
+        settings.rated_time_control,
         on_block=lambda game: metrics.ladder_blocks.labels(game).inc(),
         dispatcher=dispatcher,
     )
@@ -280,6 +286,9 @@ def build_server(
             tests,
             remote,
             StreamGate(settings.max_streams),
+            InvitationService(
+                store, settings.invitation_pending_days, settings.invitation_grant_days
+            ),
         ),
         server,
     )

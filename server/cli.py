@@ -55,7 +55,7 @@ def _server_addr() -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from server import cli_bot
+    from server import cli_bot, cli_consent
     from server import commands as c
     from server import commands_accounts as ca
     from server import commands_ranked as cr
@@ -94,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="include retired bots")
 
     cli_bot.add_commands(sub, add)
+    cli_consent.add_commands(sub, add)
 
     p = add("sprt", cr.sprt, "is bot B better than bot A? a sequential test on paired blocks")
     p.add_argument("a", metavar="A", help="the baseline")
@@ -188,7 +189,11 @@ def _parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=0, help="tournament seed (default: random, recorded)"
     )
     p.add_argument(
-        "--decision-ms", type=int, default=0, help="per-decision limit (default: server's)"
+        "--decision-ms",
+        type=int,
+        default=0,
+        help="per-decision limit of an --unrated one (default: server's); rated tournaments "
+        "play the game's rated time control (`hamlet games`)",
     )
     p.add_argument("--unrated", action="store_true", help="do not update the Elo leaderboard")
     p.add_argument("--start", action="store_true", help="start it right away")
@@ -285,7 +290,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=None, help="gRPC port (default 50051)")
     p.add_argument("--web-port", type=int, default=8080, help="web app port (default 8080)")
     p.add_argument("--rounds", type=int, default=2, help="demo rounds per game (default 2)")
-    p.add_argument("--decision-ms", type=int, default=2000, help="demo per-decision limit")
+    p.add_argument(
+        "--decision-ms",
+        type=int,
+        default=0,
+        help="demo per-decision limit (default: the demo is rated and plays each game's rated "
+        "time control; another limit makes it unrated)",
+    )
     demo = p.add_mutually_exclusive_group()
     demo.add_argument("--demo-only", action="store_true", help="run the demo, then stop")
     demo.add_argument("--no-demo", action="store_true", help="only start the services")

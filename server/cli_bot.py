@@ -15,6 +15,7 @@ Add = Callable[..., argparse.ArgumentParser]
 def add_commands(sub: Any, add: Add) -> None:
     """Add ``bot`` and its actions to the top-level subparsers ``sub``."""
     from server import commands_bots as cb
+    from server import commands_consent as cco
     from server import commands_play as cp
     from server import commands_ranked as cr
 
@@ -49,6 +50,15 @@ def add_commands(sub: Any, add: Add) -> None:
     )
     p.add_argument("--ca", type=Path, default=None, help="PEM CA certificate for grpcs")
     p.add_argument("--description", default="")
+    p = add(
+        "permission",
+        cco.bot_permission,
+        "who may enter your bot in others' events: private (you only), challengeable "
+        "(anyone, unrated events) or open (anyone, rated events too)",
+        bot,
+    )
+    p.add_argument("name")
+    p.add_argument("permission", choices=tuple(cco.PERMISSIONS))
     p = add("retire", cb.bot_retire, "retire a bot (it keeps its results)", bot)
     p.add_argument("name")
     p = add("history", cr.bot_history, "a bot's rating over time and results by opponent", bot)

@@ -78,12 +78,21 @@ def bot_versions(args: argparse.Namespace) -> int:
 
 def bot_show(args: argparse.Namespace) -> int:
     """``hamlet bot show NAME[@VERSION]``."""
+    from server.commands_consent import permission_text
+
+    stub = arena(args)
     req = arena_pb2.GetBotVersionRequest(bot=args.bot)
-    found = arena(args).GetBotVersion(req, timeout=args.timeout)
+    found = stub.GetBotVersion(req, timeout=args.timeout)
+    # Who may enter it is the bot's, not the version's: BotInfo says it.
+    bot = stub.ListBotVersions(
+        arena_pb2.ListBotVersionsRequest(name=found.bot_name), timeout=args.timeout
+    ).bot
     if args.json:
-        print_json(to_dict(found))
+        shown = to_dict(found)
+        shown["permission"] = to_dict(bot)["permission"]
+        print_json(shown)
     else:
-        out.print(console.bot_version_table(found))
+        out.print(console.bot_version_table(found, permission_text(bot)))
     return EXIT_OK
 
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from server.remote_hosts import VARIABLE, AllowList, EndpointError
+from server.services import timecontrol
+from server.services.timecontrol import RatedTimeControls, TimeControlError
 
 #: The Celery task and queue the server enqueues matches on (the contract with workers).
 PLAY_MATCH_TASK = "hamlet.play_match"
@@ -62,6 +64,12 @@ class Settings:
     #: Duplicate blocks in flight (queued or running) per worker queue; 0 sizes the window
     #: from the workers seen (one place per worker process, plus one).
     dispatch_window: int = 0
+    #: What every rated match of each game is played at (HAMLET_RATED_TIME_CONTROL).
+    rated_time_control: RatedTimeControls = field(default_factory=RatedTimeControls)
+    #: Days a challenge waits for its bot's owner before it lapses.
+    invitation_pending_days: int = 7
+    #: Days an accepted invitation lets the challenger enter the bot.
+    invitation_grant_days: int = 30
     max_workers: int = 32  # gRPC server threads (each WatchTournament stream holds one)
     #: Open WatchTournament/WatchSprt streams at once; below max_workers, so unary calls
     #: always find a thread. One more is refused with RESOURCE_EXHAUSTED.
@@ -116,6 +124,18 @@ class Settings:
             )
         if not 1 <= self.default_decision_time_ms <= 600_000:
             raise ConfigError("HAMLET_DECISION_TIME_MS must be 1..600000")
+        import games
+
+        try:
+            self.rated_time_control.check_games(games.names())
+        except TimeControlError as exc:
+            raise ConfigError(f"{timecontrol.VARIABLE}: {exc}") from None
+        for name, days in (
+            ("HAMLET_INVITATION_PENDING_DAYS", self.invitation_pending_days),
+            ("HAMLET_INVITATION_GRANT_DAYS", self.invitation_grant_days),
+        ):
+            if not 1 <= days <= 3650:
+                raise ConfigError(f"{name} must be 1..3650 days, not {days}")
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ConfigError("set both HAMLET_TLS_CERT and HAMLET_TLS_KEY, or neither")
         for name, path in (("HAMLET_TLS_CERT", self.tls_cert), ("HAMLET_TLS_KEY", self.tls_key)):
@@ -154,7 +174,16 @@ class Settings:
             remote_bot_hosts = AllowList.parse(env.get(VARIABLE, ""))
         except EndpointError as exc:
             raise ConfigError(f"{VARIABLE}: {exc}") from None
+        try:
+            rated = RatedTimeControls.parse(env.get(timecontrol.VARIABLE, ""))
+        except TimeControlError as exc:
+            raise ConfigError(f"{timecontrol.VARIABLE}: {exc}") from None
         settings = cls(
+            rated_time_control=rated,
+            invitation_pending_days=int(
+                num("HAMLET_INVITATION_PENDING_DAYS", d.invitation_pending_days)
+            ),
+            invitation_grant_days=int(num("HAMLET_INVITATION_GRANT_DAYS", d.invitation_grant_days)),
             remote_bot_hosts=remote_bot_hosts,
             public_reads=flag(env, "HAMLET_PUBLIC_READS", d.public_reads),
             tls_cert=path("HAMLET_TLS_CERT"),

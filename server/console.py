@@ -49,11 +49,31 @@ def tournament_status(value: int) -> str:
 def games_table(games: Iterable[common_pb2.Game]) -> Table:
     """The registered games."""
     table = Table(title="Games")
-    for col in ("name", "title", "players", "rules version"):
+    for col in ("name", "title", "players", "rules version", "rated decision/bank"):
         table.add_column(col)
     for g in games:
-        table.add_row(g.name, g.display_name, f"{g.min_players}-{g.max_players}", g.rules_version)
+        table.add_row(
+            g.name,
+            g.display_name,
+            f"{g.min_players}-{g.max_players}",
+            g.rules_version,
+            f"{g.rated_time_control.decision_time_ms}/{g.rated_time_control.time_bank_ms} ms"
+            if g.HasField("rated_time_control")
+            else "-",
+        )
     return table
+
+
+def time_control_text(tc: common_pb2.TimeControl) -> str:
+    """``1000 ms a decision, 10000 ms bank``."""
+    return f"{tc.decision_time_ms} ms a decision, {tc.time_bank_ms} ms bank"
+
+
+def _rated_at(board: arena_pb2.Leaderboard) -> str:
+    """``; rated play at 1000 ms a decision, 10000 ms bank`` (empty when not sent)."""
+    if not board.HasField("time_control"):
+        return ""
+    return f"; rated play at {time_control_text(board.time_control)}"
 
 
 def bots_table(bots: Iterable[arena_pb2.BotInfo]) -> Table:
@@ -155,8 +175,8 @@ def ratings_text(ver: arena_pb2.BotVersion) -> str:
     )
 
 
-def bot_version_table(ver: arena_pb2.BotVersion) -> Table:
-    """One version's details."""
+def bot_version_table(ver: arena_pb2.BotVersion, permission: str = "") -> Table:
+    """One version's details (and who may enter the bot, when given)."""
     table = Table(title=f"{ver.bot_name}@{ver.version}", show_header=False)
     table.add_column("field", style="bold")
     table.add_column("value")
@@ -174,6 +194,8 @@ def bot_version_table(ver: arena_pb2.BotVersion) -> Table:
         ("rating", ratings_text(ver) or "no rated games yet"),
         ("retired", "yes" if ver.retired else "no"),
     ]
+    if permission:
+        rows.append(("permission", permission))
     for row in rows:
         table.add_row(*row)
     return table
@@ -229,6 +251,7 @@ def leaderboard_table(board: arena_pb2.Leaderboard) -> Table:
     title = (
         f"Leaderboard: {board.game} ({board.rules_version}), {board.matches} rated matches "
         f"in {board.blocks} blocks; {board.anchor_bot} = {board.anchor_rating:.0f}"
+        f"{_rated_at(board)}"
     )
     table = Table(title=title, caption=_seat_caption(board) or None)
     for col in ("#", "bot", "rating", "95% interval", "rank", "games", "avg place"):
@@ -261,7 +284,7 @@ def _seat_caption(board: arena_pb2.Leaderboard) -> str:
 
 def elo_table(board: arena_pb2.Leaderboard) -> Table:
     """A game's live Elo table (order-dependent; what pairings use)."""
-    table = Table(title=f"Elo leaderboard: {board.game}")
+    table = Table(title=f"Elo leaderboard: {board.game}{_rated_at(board)}")
     for col in ("#", "bot", "rating", "games", "wins", "draws", "losses"):
         table.add_column(col, justify="left" if col == "bot" else "right")
     for e in board.entries:

@@ -67,7 +67,9 @@ def wait_for_bots(stub: arena_pb2_grpc.ArenaStub, workers: list[Child]) -> dict[
 def run_demo(
     stub: arena_pb2_grpc.ArenaStub, by_game: dict[str, list[str]], rounds: int, decision_ms: int
 ) -> bool:
-    """One short round robin per game among the built-in bots; True if all finished."""
+    """One short round robin per game among the built-in bots; True if all finished. Rated,
+    at each game's rated time control, unless ``decision_ms`` names a limit of its own (rated
+    play has one time control per game)."""
     from server.commands import watch_tournament
 
     ok = True
@@ -76,7 +78,7 @@ def run_demo(
         t = stub.CreateTournament(
             arena_pb2.CreateTournamentRequest(
                 game=game, bots=bots, players_per_table=2, rounds=rounds,
-                decision_time_ms=decision_ms, rated=True, start=True,
+                decision_time_ms=decision_ms, rated=decision_ms == 0, start=True,
             ),
             timeout=30,
         )  # fmt: skip

@@ -153,13 +153,14 @@ def check_bot_change(who: Principal, bot_name: str, origin: str, owner: str, wha
 
 
 def check_ladder(who: Principal, bot_name: str, origin: str, owner: str) -> None:
-    """Raise unless ``who`` may put the bot on a ladder or take it off: its owner, or an admin
-    (the only one who may enter the system's built-in bots)."""
+    """Raise unless ``who`` may take the bot off a ladder: its owner, or an admin (the only
+    one who manages the system's built-in bots). Who may put a bot *on* a ladder is the
+    consent rule's business (``services.consent``)."""
     if who.grants(Scope.ADMIN) or (origin != "builtin" and owner and owner == who.name):
         return
     whose = "the system's" if origin == "builtin" else f"{owner or 'nobody'}'s"
     raise PermissionDeniedError(
-        f"bot {bot_name!r} is {whose}; only its owner or an admin may enter it in a ladder "
+        f"bot {bot_name!r} is {whose}; only its owner or an admin may take it off a ladder "
         f"(you are {who.name})"
     )
 

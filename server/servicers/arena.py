@@ -25,6 +25,7 @@ from server.services.errors import InvalidArgumentError
 from server.services.feed import MatchEvent, follow
 from server.services.headtohead import HeadToHeadService
 from server.services.history import HistoryService
+from server.services.invitations import InvitationService
 from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
 from server.services.listing import MatchListing
@@ -63,6 +64,7 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
         tests: HeadToHeadService,
         remote: RemoteBotService,
         streams: StreamGate | None = None,
+        invitations: InvitationService | None = None,
     ) -> None:
         self.store = store
         self.bots = bots
@@ -74,6 +76,7 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
         self.ladder = ladder
         self.tests = tests
         self.remote = remote
+        self.invitations = invitations or InvitationService(store)
         self.listing = MatchListing(store)
         self.streams = streams or StreamGate(16)
         self._event_lock = threading.Lock()
@@ -86,8 +89,9 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
     def ListGames(
         self, request: arena_pb2.ListGamesRequest, context: grpc.ServicerContext
     ) -> arena_pb2.ListGamesResponse:
+        clocks = self.tournaments.rated_time_controls
         return arena_pb2.ListGamesResponse(
-            games=[convert.game(games.get(n)) for n in games.names()]
+            games=[convert.game(games.get(n), clocks.for_game(n)) for n in games.names()]
         )
 
     @unary
@@ -291,7 +295,11 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
     ) -> arena_pb2.Leaderboard:
         published = self.leaderboards.published(request.game, request.rules_version)
         return convert.leaderboard(
-            request.game, self.store.leaderboard(request.game), published, request.version_lines
+            request.game,
+            self.store.leaderboard(request.game),
+            published,
+            request.version_lines,
+            self.tournaments.rated_time_controls.for_game(request.game),
         )
 
     @unary

@@ -13,12 +13,17 @@ import games
 from hamlet import codec
 from hamlet.v1 import arena_pb2, common_pb2
 from server.ratings.intervals import Line
+from server.servicers.convert_consent import invitation as invitation
+from server.servicers.convert_consent import permission as permission
+from server.servicers.convert_consent import permission_from as permission_from
+from server.servicers.convert_consent import time_control as time_control
 from server.servicers.convert_ranked import ladder as ladder
 from server.servicers.convert_ranked import leaderboard as leaderboard
 from server.servicers.convert_ranked import sprt_status as sprt_status
 from server.services.history import History
 from server.services.replays import Replay
 from server.services.seattraces import SeatStep, SeatView
+from server.services.timecontrol import TimeControl
 from server.services.tournaments import Standing
 from server.storage import (
     BotRecord,
@@ -55,8 +60,8 @@ def iso(when: datetime | None) -> str:
     return "" if when is None else when.isoformat(timespec="seconds") + "Z"
 
 
-def game(spec: games.GameSpec) -> common_pb2.Game:
-    """A game's public facts."""
+def game(spec: games.GameSpec, rated: TimeControl | None = None) -> common_pb2.Game:
+    """A game's public facts (and its rated time control, when given)."""
     return common_pb2.Game(
         name=spec.name,
         display_name=spec.display_name,
@@ -64,6 +69,7 @@ def game(spec: games.GameSpec) -> common_pb2.Game:
         max_players=spec.max_players,
         rules_version=spec.rules_version,
         max_decisions=spec.max_decisions,
+        rated_time_control=time_control(rated) if rated else None,
     )
 
 
@@ -80,6 +86,7 @@ def bot(record: BotRecord) -> arena_pb2.BotInfo:
         created_at=iso(record.created_at),
         owner=record.owner,
         endpoint=record.endpoint,
+        permission=permission(record.permission),
     )
 
 

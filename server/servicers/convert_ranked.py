@@ -6,9 +6,11 @@ from __future__ import annotations
 from hamlet.v1 import arena_pb2
 from server.elo import BotRating
 from server.ratings.intervals import ANCHOR_BOT, ANCHOR_RATING
+from server.servicers.convert_consent import time_control
 from server.services.headtohead import TestStatus
 from server.services.ladder import LadderStatus
 from server.services.leaderboards import Published
+from server.services.timecontrol import TimeControl
 
 
 def leaderboard(
@@ -16,8 +18,10 @@ def leaderboard(
     lines: list[BotRating],
     published: Published | None = None,
     version_lines: bool = False,
+    rated: TimeControl | None = None,
 ) -> arena_pb2.Leaderboard:
-    """A game's published rating (when given) and its live Elo table."""
+    """A game's published rating (when given), its live Elo table and the time control its
+    rated matches are played at (when given)."""
     shown = (
         () if published is None else published.lines if version_lines else published.latest_only()
     )
@@ -49,6 +53,7 @@ def leaderboard(
         blocks=published.blocks if published else 0,
         anchor_bot=ANCHOR_BOT,
         anchor_rating=ANCHOR_RATING,
+        time_control=time_control(rated) if rated else None,
         entries=[
             arena_pb2.LeaderboardEntry(
                 position=i + 1,

@@ -21,6 +21,8 @@ class Entry:
     version_id: int
     owner: str  # "" for the system's bots
     runtime: str
+    name: str = ""  # the bot's
+    permission: str = "private"  # who may enter it in others' events (services.consent)
 
 
 def label(name: str, version: int) -> str:
@@ -73,6 +75,8 @@ def resolve(store: Store, game: str, refs: Sequence[str]) -> list[Entry]:
             version_id=bot.version_id,
             owner=bot.owner,
             runtime=bot.runtime,
+            name=bot.name,
+            permission=bot.permission,
         )
         if entry.version_id in first:
             raise InvalidArgumentError(

@@ -18,8 +18,9 @@ from itertools import combinations
 
 from hamlet.queues import queue_for
 from server.ratings import sprt
-from server.services import commitments
+from server.services import commitments, consent
 from server.services import validation as v
+from server.services.caller import SYSTEM, Caller
 from server.services.dispatch import Dispatcher, sent_of
 from server.services.errors import InvalidArgumentError, NotFoundError
 from server.services.scheduling import Enqueuer
@@ -85,8 +86,11 @@ class HeadToHeadService:
         max_pairs: int,
         decision_time_ms: int,
         owner_id: int | None,
+        caller: Caller = SYSTEM,
     ) -> TestStatus:
-        """``bots`` are A, B and the opponents; the test starts at once."""
+        """``bots`` are A, B and the opponents; the test starts at once. A test is unrated:
+        ``caller`` may enter bots whose owners allow unrated play (services.consent)."""
+        consent.check_entries(self.store, caller, bots, rated=False, now=self.now())
         spec = v.game_spec(game)
         players = players or spec.min_players
         if not spec.min_players <= players <= spec.max_players:

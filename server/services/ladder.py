@@ -24,12 +24,14 @@ from itertools import combinations
 from games import derive_seed
 from hamlet.queues import queue_for
 from server import elo
-from server.services import commitments
+from server.services import commitments, consent
 from server.services import validation as v
+from server.services.caller import SYSTEM, Caller
 from server.services.dispatch import Dispatcher, sent_of
 from server.services.errors import InvalidArgumentError, NotFoundError
 from server.services.scheduling import Enqueuer
-from server.services.tournaments import TIME_BANK_FACTOR, plan_round
+from server.services.timecontrol import RatedTimeControls
+from server.services.tournaments import plan_round
 from server.storage import BotRecord, NewTournament, Store, TournamentRecord, TournamentStatus
 from server.storage.base import utcnow
 
@@ -63,22 +65,25 @@ class LadderService:
         self,
         store: Store,
         enqueuer: Enqueuer,
-        decision_time_ms: int = 1000,
+        rated_time_controls: RatedTimeControls | None = None,
         now: Callable[[], datetime] | None = None,
         on_block: Callable[[str], object] | None = None,
         dispatcher: Dispatcher | None = None,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
-        self.decision_time_ms = decision_time_ms
+        #: The ladder is rated play: each season plays its game's published time control.
+        self.rated_time_controls = rated_time_controls or RatedTimeControls()
         self.now = now or utcnow
         #: Sends the season's blocks in the ladder's own fair share of the window.
         self.dispatcher = dispatcher or Dispatcher(store, enqueuer, now=self.now)
         self.on_block = on_block  # told the game of each block scheduled (a metric)
         self._lock = threading.Lock()  # one scheduler at a time in this process
 
-    def join(self, bot: BotRecord, game: str) -> LadderStatus:
-        """Opt a bot in (the caller's right to was checked) and schedule."""
+    def join(self, bot: BotRecord, game: str, caller: Caller = SYSTEM) -> LadderStatus:
+        """Opt a bot in and schedule. The ladder is rated: ``caller`` may put on it their own
+        bots, and others' whose owners allow rated play (built-ins: admins only)."""
+        consent.check_ladder_entry(self.store, caller, bot, self.now())
         v.game_spec(game)
         if game not in bot.games:
             raise InvalidArgumentError(f"bot {bot.name!r} does not play {game}")
@@ -220,6 +225,7 @@ class LadderService:
         if found is not None:
             return found
         spec = v.game_spec(game)
+        clock = self.rated_time_controls.for_game(game)
         seed, salt = secrets.randbits(63), commitments.nonce()
         tid = season_id(game, len(self._seasons(game)) + 1)
         self.store.create_tournament(
@@ -231,8 +237,8 @@ class LadderService:
                 players_per_table=PLAYERS,
                 rounds=SEASON_ROUNDS,
                 seed=seed,
-                decision_time_ms=self.decision_time_ms,
-                time_bank_ms=self.decision_time_ms * TIME_BANK_FACTOR,
+                decision_time_ms=clock.decision_ms,
+                time_bank_ms=clock.bank_ms,
                 rated=True,
                 entry_version_ids=(),
                 matches=(),

@@ -13,7 +13,7 @@ from itertools import combinations
 
 from games import derive_seed
 from hamlet.queues import MATCH_QUEUE, queue_for
-from server.services import commitments, swiss
+from server.services import commitments, consent, swiss
 from server.services import entries as entries_mod
 from server.services import validation as v
 from server.services.caller import SYSTEM, Caller
@@ -27,6 +27,7 @@ from server.services.errors import (
 from server.services.feed import TournamentFeed
 from server.services.hygiene import round_robin_matches
 from server.services.scheduling import Enqueuer
+from server.services.timecontrol import RatedTimeControls
 from server.storage import (
     MatchRecord,
     MatchStatus,
@@ -172,10 +173,13 @@ class TournamentService:
         now: Callable[[], datetime] | None = None,
         feed: TournamentFeed | None = None,
         dispatcher: Dispatcher | None = None,
+        rated_time_controls: RatedTimeControls | None = None,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
         self.default_decision_time_ms = default_decision_time_ms
+        #: What rated tournaments are played at (each game's published time control).
+        self.rated_time_controls = rated_time_controls or RatedTimeControls()
         self.now = now or utcnow
         #: What sends started events' blocks to the queue (a window at a time, fairly).
         self.dispatcher = dispatcher or Dispatcher(store, enqueuer, now=self.now)
@@ -185,6 +189,13 @@ class TournamentService:
     def create(self, req: TournamentRequest) -> TournamentRecord:
         """Validate everything, then write the tournament and its matches (PENDING)."""
         spec = v.game_spec(req.game)
+        rated_tc = self.rated_time_controls.for_game(req.game)
+        if req.rated and req.decision_time_ms not in (0, rated_tc.decision_ms):
+            raise InvalidArgumentError(
+                f"rated play uses {req.game}'s published time control ({rated_tc.describe()}), "
+                f"not decision_time_ms {req.decision_time_ms}: leave decision_time_ms at 0 (or "
+                f"{rated_tc.decision_ms}), or make the tournament --unrated to choose your own"
+            )
         if req.format not in FORMATS:
             raise InvalidArgumentError(
                 f"unknown format {req.format!r}; supported: {', '.join(FORMATS)}"
@@ -218,6 +229,9 @@ class TournamentService:
             1,
             MAX_DECISION_MS,
         )
+        bank_ms = decision_ms * TIME_BANK_FACTOR
+        if req.rated:
+            decision_ms, bank_ms = rated_tc.decision_ms, rated_tc.bank_ms
         seed = v.bounded("seed", req.seed, 0, v.MAX_SEED) or secrets.randbits(63)
         total = planned_matches(req.format, len(req.bots), per_table, rounds)
         if total > MAX_MATCHES:
@@ -226,6 +240,7 @@ class TournamentService:
                 f"{total} matches; the limit is {MAX_MATCHES}: name fewer bots or rounds"
             )
         resolved = entries_mod.resolve(self.store, req.game, req.bots)
+        consent.check_entries(self.store, req.caller, resolved, req.rated, self.now())
         entries = [e.version_id for e in resolved]
         owners = [e.owner for e in resolved]
         runtimes = {e.version_id: e.runtime for e in resolved}
@@ -260,7 +275,7 @@ class TournamentService:
                 rounds=rounds,
                 seed=seed,
                 decision_time_ms=decision_ms,
-                time_bank_ms=decision_ms * TIME_BANK_FACTOR,
+                time_bank_ms=bank_ms,
                 rated=req.rated,
                 entry_version_ids=tuple(entries),
                 matches=tuple(matches),

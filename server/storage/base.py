@@ -220,6 +220,24 @@ class SprtRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class InvitationRecord:
+    """A user's request to enter another user's bot, as stored. ``status`` is what was
+    decided (pending | accepted | declined); whether it has lapsed is a matter of
+    ``expires_at`` against the clock (``services.consent``)."""
+
+    invitation_id: int
+    bot_name: str
+    challenger: str  # who asked
+    owner: str  # the bot's owner, who answers
+    rated: bool
+    message: str
+    status: str
+    created_at: datetime
+    answered_at: datetime | None
+    expires_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class RatedResult:
     """One rated, finished match as the rating fit reads it."""
 

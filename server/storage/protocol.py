@@ -13,6 +13,7 @@ from server.storage.base import (
     DecisionRecord,
     DispatchEvent,
     InFlight,
+    InvitationRecord,
     MatchRecord,
     MatchStatus,
     NewMatch,
@@ -208,6 +209,63 @@ class Store(Protocol):
 
     def ladder_entries(self, game: str) -> list[BotRecord]:
         """The bots on a game's ladder (their latest versions), by name."""
+        ...
+
+    def set_bot_permission(self, name: str, permission: str) -> BotRecord | None:
+        """Set who may enter a bot in others' events; ``None`` if the bot is unknown."""
+        ...
+
+    def add_invitation(
+        self,
+        bot_name: str,
+        challenger_id: int,
+        rated: bool,
+        message: str,
+        now: datetime,
+        expires_at: datetime,
+    ) -> InvitationRecord | None:
+        """A new pending invitation to enter ``bot_name``; ``None`` if the bot is unknown."""
+        ...
+
+    def get_invitation(self, invitation_id: int) -> InvitationRecord | None:
+        """An invitation by id."""
+        ...
+
+    def live_invitations(
+        self, bot_name: str, challenger_id: int, now: datetime
+    ) -> list[InvitationRecord]:
+        """The challenger's pending or accepted invitations for a bot that have not expired
+        by ``now``, newest first."""
+        ...
+
+    def pending_sent(self, challenger_id: int, now: datetime) -> int:
+        """How many of a user's challenges wait for an answer (not yet lapsed)."""
+        ...
+
+    def answer_invitation(
+        self,
+        invitation_id: int,
+        status: str,
+        now: datetime,
+        expires_at: datetime,
+        only_from: Sequence[str],
+    ) -> InvitationRecord | None:
+        """Set an invitation's status (answered at ``now``, until ``expires_at``) if its
+        status is in ``only_from``: the new record, or ``None`` if nothing changed."""
+        ...
+
+    def list_invitations(
+        self, user_id: int, limit: int
+    ) -> tuple[list[InvitationRecord], list[InvitationRecord]]:
+        """(received: for the user's bots, sent: by the user), each newest first, at most
+        ``limit`` each."""
+        ...
+
+    def consent_grants(
+        self, user_id: int, bot_names: Sequence[str], now: datetime
+    ) -> dict[str, bool]:
+        """The bots among ``bot_names`` that an accepted invitation, unexpired at ``now``,
+        lets ``user_id`` enter: bot name -> whether in rated events too. One query."""
         ...
 
     def save_sprt(self, record: SprtRecord) -> None:

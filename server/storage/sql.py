@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from server.storage.migrate import upgrade
 from server.storage.sql_accounts import AccountsPart
+from server.storage.sql_consent import ConsentPart
 from server.storage.sql_dispatch import DispatchPart
 from server.storage.sql_ladder import LadderPart
 from server.storage.sql_matches import MatchesPart
@@ -29,6 +30,7 @@ class SqlStore(
     RatingsPart,
     TracesPart,
     DispatchPart,
+    ConsentPart,
 ):
     """:class:`~server.storage.protocol.Store` on a SQLAlchemy engine."""
 

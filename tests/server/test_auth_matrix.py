@@ -33,6 +33,7 @@ from tests.server.fakeworker import FAKE_WORKER_WINDOW
 OK = grpc.StatusCode.OK
 UNAUTH = grpc.StatusCode.UNAUTHENTICATED
 DENIED = grpc.StatusCode.PERMISSION_DENIED
+FAILED = grpc.StatusCode.FAILED_PRECONDITION
 CALLERS = ("none", "wrong", "expired", "revoked", "read", "other", "owner", "admin", "worker")
 SOURCE = "from bots.sdk import run\nrun(lambda observation, legal: 0)\n"
 
@@ -267,6 +268,31 @@ ARENA: dict[str, tuple[Make, tuple[grpc.StatusCode, ...]]] = {
     ),
 }
 
+ARENA.update(
+    {
+        "SetBotPermission": (
+            lambda w: arena_pb2.SetBotPermissionRequest(
+                name=w.alice_bot(), permission=arena_pb2.BOT_PERMISSION_OPEN
+            ),
+            OWNED_ROW,
+        ),
+        # Anyone may ask for someone else's bot; its owner need not (nothing is written).
+        "Challenge": (
+            lambda w: arena_pb2.ChallengeRequest(bot=w.alice_bot(), rated=True),
+            (UNAUTH, UNAUTH, UNAUTH, UNAUTH, DENIED, OK, FAILED, OK, DENIED),
+        ),
+        "ListInvitations": (
+            lambda w: arena_pb2.ListInvitationsRequest(),
+            (UNAUTH, UNAUTH, UNAUTH, UNAUTH, OK, OK, OK, OK, DENIED),
+        ),
+        # bob asked for alice's bot: alice (or an admin) answers, not bob.
+        "AnswerInvitation": (
+            lambda w: arena_pb2.AnswerInvitationRequest(invitation_id=_invitation(w), accept=True),
+            OWNED_ROW,
+        ),
+    }
+)
+
 MATCH_HOST: dict[str, Make] = {
     "ClaimMatch": lambda w: worker_pb2.ClaimMatchRequest(match_id=w.queued_match()),
     "ReportMatch": lambda w: w.claimed_report(),
@@ -284,6 +310,12 @@ def _alice_code(w: World) -> str:
     return next(
         b.code_sha256 for b in w.admin.ListBots(arena_pb2.ListBotsRequest()).bots if b.name == name
     )
+
+
+def _invitation(w: World) -> int:
+    """A pending invitation: bob asks alice to let him enter a new bot of hers."""
+    bob = arena_pb2_grpc.ArenaStub(w.channel("other"))
+    return int(bob.Challenge(arena_pb2.ChallengeRequest(bot=w.alice_bot())).invitation_id)
 
 
 def _finished_match(w: World) -> str:

@@ -19,6 +19,7 @@ import pytest
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from server.app import build_server
 from server.config import Settings
+from server.services.timecontrol import RatedTimeControls, TimeControl
 from tests.integration.stack import Worker, arena, bots_announced, redis_server, wait_until
 from tests.web.browser import ROOT, artifacts_dir, console_errors, missing_reason, new_driver
 from web.app import WebSettings
@@ -52,7 +53,7 @@ class Hamlet:
         t = self.stub.CreateTournament(
             arena_pb2.CreateTournamentRequest(
                 game=stub_game, bots=bots, players_per_table=2, rounds=rounds,
-                decision_time_ms=3000, rated=True, start=True,
+                rated=True, start=True,  # at the server's rated time control
             ),
             timeout=10,
         )  # fmt: skip
@@ -71,6 +72,8 @@ def hamlet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hamlet]:
             data_dir=tmp / "data", redis_url=redis_url, grpc_host="127.0.0.1", grpc_port=0,
             metrics_port=-1, match_lease_seconds=20.0, queue_timeout_seconds=30.0,
             reaper_interval_seconds=0.5,
+            # rated play at 3 s a decision: room for a loaded test machine
+            rated_time_control=RatedTimeControls(TimeControl(3000, 30_000)),
         )  # fmt: skip
         server, port = build_server(settings)
         addr = f"127.0.0.1:{port}"

@@ -48,6 +48,7 @@ def test_the_leaderboard_shows_intervals_rank_ranges_and_provisional_marks(site:
         assert f"{line.low:.0f} – {line.high:.0f}" in html
     assert "95% interval" in html and "Rank range" in html and "Seat advantages" in html
     assert ("provisional" in html) == any(ln.provisional for ln in board.lines)
+    assert "1000 ms per decision, with a 10000 ms bank" in html  # the rated time control
 
 
 def test_a_match_page_shows_seats_forfeits_seed_commitment_and_links(site: Site) -> None:
