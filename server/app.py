@@ -41,6 +41,7 @@ from server.services.history import HistoryService
 from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
+from server.services.quotas import QuotaService
 from server.services.remote_bots import RemoteBotService
 from server.services.scheduling import CeleryEnqueuer, Enqueuer
 from server.services.tournaments import TournamentService
@@ -123,6 +124,8 @@ class HamletServer:
         #: The admin token made on this (first) start, to be shown once; None otherwise.
         self.new_admin_token: str | None = None
         self.ladder: LadderService | None = None
+        #: The quota checker (tests move its clock past midnight).
+        self.quotas: QuotaService | None = None
 
     def start(self) -> None:
         """Start serving (idempotent)."""
@@ -201,9 +204,12 @@ def build_server(
     )
     store.time_statements(metrics.statement)
     feed = TournamentFeed(store)
+    quotas = QuotaService(store, settings.quotas)
     services = Services(
-        bots=BotService(store),
-        tournaments=TournamentService(store, queue, settings.default_decision_time_ms, feed=feed),
+        bots=BotService(store, quotas),
+        tournaments=TournamentService(
+            store, queue, settings.default_decision_time_ms, feed=feed, quotas=quotas
+        ),
         matches=MatchService(
             store,
             queue,
@@ -219,9 +225,10 @@ def build_server(
         queue,
         settings.default_decision_time_ms,
         on_block=lambda game: metrics.ladder_blocks.labels(game).inc(),
+        quotas=quotas,
     )
-    tests = HeadToHeadService(store, queue, settings.default_decision_time_ms)
-    remote = RemoteBotService(store, settings.remote_bot_hosts, resolver)
+    tests = HeadToHeadService(store, queue, settings.default_decision_time_ms, quotas=quotas)
+    remote = RemoteBotService(store, settings.remote_bot_hosts, resolver, quotas=quotas)
 
     def on_final(tournament_id: str) -> None:
         services.tournaments.advance(tournament_id)
@@ -269,6 +276,7 @@ def build_server(
             tests,
             remote,
             StreamGate(settings.max_streams),
+            quotas,
         ),
         server,
     )
@@ -296,5 +304,6 @@ def build_server(
     hamlet = HamletServer(server, store, services, metrics, health_servicer, settings)
     hamlet.new_admin_token = new_admin_token
     hamlet.ladder = ladder
+    hamlet.quotas = quotas
     hamlet.start()
     return hamlet, port

@@ -153,6 +153,8 @@ def _parser() -> argparse.ArgumentParser:
     p = add("login", ca.login, "check a token (read from stdin) with the server and keep it")
     p.add_argument("--token-file", type=Path, default=None, help="read the token from a file")
     add("whoami", ca.whoami, "the user and scopes of the token in use")
+    p = add("quota", ca.quota, "your quotas: each limit, its use now and when it resets")
+    p.add_argument("--user", default="", help="another user's (admin only)")
 
     tour = sub.add_parser(
         "tournament", help="create, start, watch, show or cancel tournaments"

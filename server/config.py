@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from server.remote_hosts import VARIABLE, AllowList, EndpointError
+from server.services.quotas import QuotaLimits
 
 #: The Celery task and queue the server enqueues matches on (the contract with workers).
 PLAY_MATCH_TASK = "hamlet.play_match"
@@ -74,6 +75,8 @@ class Settings:
     log_format: str = "text"  # text, or json: one JSON object per line
     #: Where remote bots may run (HAMLET_REMOTE_BOT_HOSTS); empty: remote bots are refused.
     remote_bot_hosts: AllowList = field(default_factory=AllowList)
+    #: Quotas per user (HAMLET_QUOTA_*; see server.services.quotas and docs/running.md).
+    quotas: QuotaLimits = field(default_factory=QuotaLimits)
 
     @property
     def effective_database_url(self) -> str:
@@ -113,6 +116,10 @@ class Settings:
         for name, path in (("HAMLET_TLS_CERT", self.tls_cert), ("HAMLET_TLS_KEY", self.tls_key)):
             if path is not None and not path.is_file():
                 raise ConfigError(f"{name}: no such file {path}")
+        try:
+            self.quotas.validate()
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         if self.log_level not in LOG_LEVELS:
             raise ConfigError(
                 f"HAMLET_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {self.log_level!r}"
@@ -146,7 +153,12 @@ class Settings:
             remote_bot_hosts = AllowList.parse(env.get(VARIABLE, ""))
         except EndpointError as exc:
             raise ConfigError(f"{VARIABLE}: {exc}") from None
+        try:
+            quotas = QuotaLimits.from_env(env)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         settings = cls(
+            quotas=quotas,
             remote_bot_hosts=remote_bot_hosts,
             public_reads=flag(env, "HAMLET_PUBLIC_READS", d.public_reads),
             tls_cert=path("HAMLET_TLS_CERT"),

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import grpc
 
 from hamlet.v1 import arena_pb2
-from server.auth import current_principal, policy
+from server.auth import caller, current_principal, policy
 from server.ratings import sprt
 from server.servicers import convert
 from server.servicers.errors import stream, unary
@@ -55,6 +55,7 @@ class RankedRpcs:
             request.max_pairs,
             request.decision_time_ms,
             current_principal().user_id,
+            caller(),
         )
         return convert.sprt_status(status)
 
@@ -79,7 +80,7 @@ class RankedRpcs:
         self, request: arena_pb2.LadderRequest, context: grpc.ServicerContext
     ) -> arena_pb2.LadderStatus:
         bot, game = self._ladder_bot(request)
-        return convert.ladder(self.ladder.join(bot, game))
+        return convert.ladder(self.ladder.join(bot, game, caller()))
 
     @unary
     def LeaveLadder(

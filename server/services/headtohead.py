@@ -20,7 +20,9 @@ from hamlet.queues import queue_for
 from server.ratings import sprt
 from server.services import commitments
 from server.services import validation as v
+from server.services.caller import SYSTEM, Caller
 from server.services.errors import InvalidArgumentError, NotFoundError
+from server.services.quotas import Quota, QuotaService
 from server.services.scheduling import Enqueuer, send_quietly
 from server.services.tournaments import MAX_DECISION_MS, TIME_BANK_FACTOR, plan_round
 from server.storage import (
@@ -65,12 +67,14 @@ class HeadToHeadService:
         enqueuer: Enqueuer,
         decision_time_ms: int = 1000,
         now: Callable[[], datetime] | None = None,
+        quotas: QuotaService | None = None,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
         self.decision_time_ms = decision_time_ms
         self.now = now or utcnow
         self._lock = threading.Lock()
+        self.quotas = quotas or QuotaService(store)
 
     def start(
         self,
@@ -81,8 +85,10 @@ class HeadToHeadService:
         max_pairs: int,
         decision_time_ms: int,
         owner_id: int | None,
+        caller: Caller = SYSTEM,
     ) -> TestStatus:
-        """``bots`` are A, B and the opponents; the test starts at once."""
+        """``bots`` are A, B and the opponents; the test starts at once. It counts against the
+        caller's quotas with the most it may play: max_pairs x 2 tables x rotations."""
         spec = v.game_spec(game)
         players = players or spec.min_players
         if not spec.min_players <= players <= spec.max_players:
@@ -102,27 +108,31 @@ class HeadToHeadService:
         decision = v.bounded(
             "decision_time_ms", decision_time_ms or self.decision_time_ms, 1, MAX_DECISION_MS
         )
+        most = pairs * 2 * players
+        needs = {Quota.SPRTS: 1, Quota.OPEN_EVENTS: 1, Quota.MATCHES_PER_DAY: most}
         tid = "s" + secrets.token_hex(5)
         seed, salt = secrets.randbits(63), commitments.nonce()
-        self.store.create_tournament(
-            NewTournament(
-                tournament_id=tid,
-                game=game,
-                rules_version=spec.rules_version,
-                format=SPRT,
-                players_per_table=players,
-                rounds=pairs,
-                seed=seed,
-                decision_time_ms=decision,
-                time_bank_ms=decision * TIME_BANK_FACTOR,
-                rated=False,  # a test compares two versions; the leaderboard is not its business
-                entry_version_ids=tuple(b.version_id for b in bots),
-                matches=(),
-                owner_id=owner_id,
-                seed_nonce=salt,
-                seed_commitment=commitments.commitment(tid, salt, seed),
+        with self.quotas.guard(caller, needs):
+            self.store.create_tournament(
+                NewTournament(
+                    tournament_id=tid,
+                    game=game,
+                    rules_version=spec.rules_version,
+                    format=SPRT,
+                    players_per_table=players,
+                    rounds=pairs,
+                    seed=seed,
+                    decision_time_ms=decision,
+                    time_bank_ms=decision * TIME_BANK_FACTOR,
+                    rated=False,  # a test compares two versions, not the leaderboard's business
+                    entry_version_ids=tuple(b.version_id for b in bots),
+                    matches=(),
+                    owner_id=owner_id,
+                    seed_nonce=salt,
+                    seed_commitment=commitments.commitment(tid, salt, seed),
+                    planned_matches=most,
+                )
             )
-        )
         self.store.save_sprt(
             SprtRecord(tid, bounds.elo0, bounds.elo1, bounds.alpha, bounds.beta, pairs, "continue")
         )

@@ -26,7 +26,9 @@ from hamlet.queues import queue_for
 from server import elo
 from server.services import commitments
 from server.services import validation as v
+from server.services.caller import SYSTEM, Caller
 from server.services.errors import InvalidArgumentError, NotFoundError
+from server.services.quotas import Quota, QuotaService
 from server.services.scheduling import Enqueuer, send_quietly
 from server.services.tournaments import TIME_BANK_FACTOR, plan_round
 from server.storage import BotRecord, NewTournament, Store, TournamentRecord, TournamentStatus
@@ -65,6 +67,7 @@ class LadderService:
         decision_time_ms: int = 1000,
         now: Callable[[], datetime] | None = None,
         on_block: Callable[[str], object] | None = None,
+        quotas: QuotaService | None = None,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
@@ -72,16 +75,21 @@ class LadderService:
         self.now = now or utcnow
         self.on_block = on_block  # told the game of each block scheduled (a metric)
         self._lock = threading.Lock()  # one scheduler at a time in this process
+        self.quotas = quotas or QuotaService(store)
 
-    def join(self, bot: BotRecord, game: str) -> LadderStatus:
-        """Opt a bot in (the caller's right to was checked) and schedule."""
+    def join(self, bot: BotRecord, game: str, caller: Caller = SYSTEM) -> LadderStatus:
+        """Opt a bot in (the caller's right to was checked) and schedule. A new entry counts
+        against the caller's ladder entries (across games); joining again is free."""
         v.game_spec(game)
         if game not in bot.games:
             raise InvalidArgumentError(f"bot {bot.name!r} does not play {game}")
         if bot.retired:
             raise InvalidArgumentError(f"bot {bot.name!r} is retired")
+        new = int(not self.store.on_ladder(game, bot.name))
+        self.quotas.check(caller, Quota.LADDER_ENTRIES, new)  # before a season is made
         self._season(game)
-        self.store.set_ladder_entry(game, bot.name, True, self.now())
+        with self.quotas.guard(caller, {Quota.LADDER_ENTRIES: new}):
+            self.store.set_ladder_entry(game, bot.name, True, self.now())
         self.tick(game)
         return self.status(game)
 

@@ -12,6 +12,7 @@ from server.storage.migrate import upgrade
 from server.storage.sql_accounts import AccountsPart
 from server.storage.sql_ladder import LadderPart
 from server.storage.sql_matches import MatchesPart
+from server.storage.sql_quotas import QuotasPart
 from server.storage.sql_ratings import RatingsPart
 from server.storage.sql_tournaments import TournamentsPart
 from server.storage.sql_traces import TracesPart
@@ -20,7 +21,9 @@ from server.storage.sqlbase import make_engine
 __all__ = ["SqlStore", "make_engine", "open_store"]
 
 
-class SqlStore(AccountsPart, LadderPart, TournamentsPart, MatchesPart, RatingsPart, TracesPart):
+class SqlStore(
+    AccountsPart, LadderPart, TournamentsPart, MatchesPart, RatingsPart, TracesPart, QuotasPart
+):
     """:class:`~server.storage.protocol.Store` on a SQLAlchemy engine."""
 
 
