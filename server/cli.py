@@ -3,9 +3,10 @@
 Exit codes (scripts may rely on them):
 
 * 0 — done (a watched tournament finished with every match played);
-* 1 — refused or failed (FAILED_PRECONDITION, ALREADY_EXISTS, a server error, a watched
-  tournament cancelled or with failed matches, a process that would not start; ``bot play``:
-  the bot forfeited a game, or the sandbox refuses uploaded bots here);
+* 1 — refused or failed (FAILED_PRECONDITION, ALREADY_EXISTS, RESOURCE_EXHAUSTED (over a
+  quota), a server error, a watched tournament cancelled or with failed matches, a process
+  that would not start; ``bot play``: the bot forfeited a game, or the sandbox refuses
+  uploaded bots here);
 * 2 — bad arguments (usage errors and INVALID_ARGUMENT);
 * 3 — not found (unknown game, bot, tournament or match; the local ``bot new`` and ``bot play``
   say 2 for an unknown game, bot or file: it is an argument they check themselves);
