@@ -111,7 +111,9 @@ class RemoteBotService:
             )
         if existing is not None and existing.origin != "remote":
             raise AlreadyExistsError(f"bot name {name!r} belongs to an {existing.origin} bot")
-        needs = {Quota.BOTS: int(existing is None), Quota.VERSIONS_PER_DAY: 1}
+        # The same endpoint and CA as the latest version make no new version: nothing counted.
+        same = existing is not None and (existing.endpoint, existing.ca_pem) == (parsed.url, ca_pem)
+        needs = {Quota.BOTS: int(existing is None), Quota.VERSIONS_PER_DAY: int(not same)}
         self.quotas.check_all(caller, needs)  # before any connection is made
         pin = self.pin(parsed.url)
         if pin.unreachable:

@@ -25,8 +25,10 @@ from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from server.app import build_server
 from server.cli import main
 from server.config import ConfigError, Settings
+from server.remote_hosts import AllowList
 from server.services.quotas import Quota, QuotaLimits, QuotaService, day_start, utcnow, variable
 from server.services.scheduling import MemoryEnqueuer
+from tests.remotebot import serve_bot
 from tests.server import fakeworker
 from tests.server.conftest import Running, snapshot
 
@@ -42,6 +44,7 @@ def serve(tmp_path: Path, limits: QuotaLimits) -> Running:
         metrics_port=-1,
         reaper_interval_seconds=3600,
         quotas=limits,
+        remote_bot_hosts=AllowList.parse("127.0.0.1"),
     )
     queue = MemoryEnqueuer()
     registry = CollectorRegistry()
@@ -158,6 +161,25 @@ def test_versions_per_day(limited: Callable[..., Running]) -> None:
     assert not again.created and again.version == 3
     tomorrow(run)
     assert submit(ann, "mine", "v4").version == 4
+
+
+def test_remote_versions_per_day(limited: Callable[..., Running]) -> None:
+    run = limited(versions_per_day=1)
+    _, ann = run.user("ann")
+    with serve_bot() as first, serve_bot() as second:
+
+        def register(endpoint: str) -> Any:
+            request = arena_pb2.RegisterRemoteBotRequest(
+                name="far", game="village", endpoint=endpoint
+            )
+            return ann.RegisterRemoteBot(request)
+
+        assert register(first.endpoint).created  # at the limit
+        assert not register(first.endpoint).created  # the same endpoint: no new version
+        message = refused(run, lambda: register(second.endpoint))
+        assert message.startswith("quota versions_per_day (bot versions created today (UTC)): ")
+        tomorrow(run)
+        assert register(second.endpoint).version == 2
 
 
 def test_archive_bytes_per_version(limited: Callable[..., Running]) -> None:
