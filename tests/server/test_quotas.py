@@ -520,3 +520,64 @@ def test_without_limits_nothing_is_checked(store: Any) -> None:
     quotas = QuotaService(store, None)
     quotas.check(Caller(1, "ann"), Quota.BOTS, 10**9)
     assert quotas.exempt(Caller(1, "ann"))
+
+
+def test_usage_is_counted_in_the_store(store: Any) -> None:
+    """The one query, on SQLite and PostgreSQL: every count of :class:`QuotaUsage`."""
+    from server.storage import NewTournament, TournamentStatus
+    from server.storage.base import QuotaUsage
+
+    ann = store.create_user("ann", False, utcnow()).user_id
+    bob = store.create_user("bob", False, utcnow()).user_id
+    store.add_bot_version("a1", "toy", b"one", "1" * 64, "", ann)
+    store.add_bot_version("a1", "toy", b"two!", "2" * 64, "", ann)
+    store.add_bot_version("a2", "toy", b"one", "1" * 64, "", ann)  # the same code: once
+    store.add_bot_version("a3", "toy", b"three", "3" * 64, "", ann)
+    store.add_bot_version("b1", "toy", b"bob's", "4" * 64, "", bob)
+    store.retire_bot("a3")
+    store.set_ladder_entry("toy", "a1", True, utcnow())
+    store.set_ladder_entry("other", "a1", True, utcnow())
+    store.set_ladder_entry("toy", "b1", True, utcnow())
+    alpha = store.upsert_builtin_bot("alpha", ["toy"], "a").version_id
+
+    def event(tid: str, fmt: str, planned: int, owner: int | None = ann) -> None:
+        store.create_tournament(
+            NewTournament(
+                tournament_id=tid,
+                game="toy",
+                rules_version="toy-1",
+                format=fmt,
+                players_per_table=2,
+                rounds=1,
+                seed=1,
+                decision_time_ms=100,
+                time_bank_ms=1000,
+                rated=False,
+                entry_version_ids=(alpha,),
+                matches=(),
+                owner_id=owner,
+                planned_matches=planned,
+            )
+        )
+
+    event("t1", "round_robin", 10)
+    event("t2", "swiss", 20)
+    event("s1", "sprt", 40)
+    event("t3", "round_robin", 80)
+    store.set_tournament_status("t3", TournamentStatus.CANCELLED, [TournamentStatus.CREATED])
+    event("ladder-toy-1", "ladder", 0, None)
+    event("t4", "round_robin", 160, bob)
+    today = day_start(utcnow())
+    assert store.quota_usage(ann, today) == QuotaUsage(
+        bots=2,
+        versions_today=4,
+        stored_bytes=len(b"one") + len(b"two!") + len(b"three"),
+        open_events=3,
+        matches_today=150,
+        sprts=1,
+        ladder_entries=2,
+    )
+    later = store.quota_usage(ann, today + timedelta(days=1))
+    assert (later.versions_today, later.matches_today, later.open_events) == (0, 0, 3)
+    assert store.bot_has_code("a2", "1" * 64) and not store.bot_has_code("a2", "2" * 64)
+    assert store.on_ladder("other", "a1") and not store.on_ladder("other", "b1")
