@@ -26,6 +26,8 @@ MANIFEST = "hamlet.json"
 MAX_ARCHIVE_BYTES = 8 << 20
 MAX_UNPACKED_BYTES = 32 << 20
 MAX_MEMBERS = 512
+#: A manifest is a small JSON object; a larger one is refused from its header, unread.
+MAX_MANIFEST_BYTES = 64 << 10
 ZIP_MAGIC = b"PK\x03\x04"
 
 
@@ -39,6 +41,16 @@ class Runtime(enum.Enum):
 
 class ArchiveError(ValueError):
     """The submission is not an acceptable bot."""
+
+
+@dataclass(frozen=True, slots=True)
+class Size:
+    """How large a submission is: its bytes, and the members and bytes it unpacks to (as the
+    archive's headers declare them; zipfile never inflates a member past its declared size)."""
+
+    archive_bytes: int
+    members: int
+    unpacked_bytes: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +76,20 @@ def _member_path(name: str) -> PurePosixPath:
 def _kind(info: zipfile.ZipInfo) -> int:
     """The file type bits of a member (0 when the archive recorded none)."""
     return stat.S_IFMT(info.external_attr >> 16)
+
+
+def measure(code: bytes) -> Size:
+    """The size of a submission from the archive's central directory alone: nothing is
+    inflated, so a small archive that would unpack to gigabytes costs no memory here. A
+    single file is one member of its own size. Raises :class:`ArchiveError` if unreadable."""
+    if not is_archive(code):
+        return Size(len(code), 1, len(code))
+    try:
+        with zipfile.ZipFile(io.BytesIO(code)) as zf:
+            infos = zf.infolist()
+    except zipfile.BadZipFile as exc:
+        raise ArchiveError(f"not a readable zip archive: {exc}") from None
+    return Size(len(code), len(infos), sum(i.file_size for i in infos))
 
 
 def check(code: bytes) -> Manifest:
@@ -97,12 +123,28 @@ def check(code: bytes) -> Manifest:
                 )
             if MANIFEST not in names:
                 raise ArchiveError(f"archive has no {MANIFEST}")
-            manifest = _parse_manifest(zf.read(MANIFEST))
+            manifest = _parse_manifest(_read_manifest(zf))
     except zipfile.BadZipFile as exc:
         raise ArchiveError(f"not a readable zip archive: {exc}") from None
     if manifest.entry not in names:
         raise ArchiveError(f"the entry point {manifest.entry!r} is not in the archive")
     return manifest
+
+
+def _read_manifest(zf: zipfile.ZipFile) -> bytes:
+    """The manifest's bytes, refused by its declared size before anything is inflated, and
+    read with a cap besides (a member yields no more than its header declares)."""
+    declared = zf.getinfo(MANIFEST).file_size
+    if declared > MAX_MANIFEST_BYTES:
+        raise ArchiveError(
+            f"{MANIFEST} unpacks to {declared} bytes; a manifest is at most "
+            f"{MAX_MANIFEST_BYTES} bytes (a small JSON object)"
+        )
+    with zf.open(MANIFEST) as f:
+        raw = f.read(MAX_MANIFEST_BYTES + 1)
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise ArchiveError(f"{MANIFEST} is larger than {MAX_MANIFEST_BYTES} bytes")
+    return raw
 
 
 def _parse_manifest(raw: bytes) -> Manifest:

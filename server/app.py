@@ -43,6 +43,7 @@ from server.services.invitations import InvitationService
 from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
+from server.services.quotas import QuotaService
 from server.services.remote_bots import RemoteBotService
 from server.services.scheduling import CeleryEnqueuer, Enqueuer
 from server.services.tournaments import TournamentService
@@ -125,6 +126,8 @@ class HamletServer:
         #: The admin token made on this (first) start, to be shown once; None otherwise.
         self.new_admin_token: str | None = None
         self.ladder: LadderService | None = None
+        #: The quota checker (tests move its clock past midnight).
+        self.quotas: QuotaService | None = None
 
     def start(self) -> None:
         """Start serving (idempotent)."""
@@ -206,8 +209,9 @@ def build_server(
     feed = TournamentFeed(store)
     dispatcher = Dispatcher(store, queue, window=settings.dispatch_window)
     dispatcher.on_dispatch = lambda flow: metrics.blocks_dispatched.labels(flow).inc()
+    quotas = QuotaService(store, settings.quotas)
     services = Services(
-        bots=BotService(store),
+        bots=BotService(store, quotas),
         tournaments=TournamentService(
             store,
             queue,
@@ -215,6 +219,7 @@ def build_server(
             feed=feed,
             rated_time_controls=settings.rated_time_control,
             dispatcher=dispatcher,
+            quotas=quotas,
         ),
         matches=MatchService(
             store,
@@ -232,11 +237,12 @@ def build_server(
         settings.rated_time_control,
         on_block=lambda game: metrics.ladder_blocks.labels(game).inc(),
         dispatcher=dispatcher,
+        quotas=quotas,
     )
     tests = HeadToHeadService(
-        store, queue, settings.default_decision_time_ms, dispatcher=dispatcher
+        store, queue, settings.default_decision_time_ms, dispatcher=dispatcher, quotas=quotas
     )
-    remote = RemoteBotService(store, settings.remote_bot_hosts, resolver)
+    remote = RemoteBotService(store, settings.remote_bot_hosts, resolver, quotas=quotas)
 
     def on_final(tournament_id: str) -> None:
         services.tournaments.advance(tournament_id)
@@ -289,6 +295,7 @@ def build_server(
             InvitationService(
                 store, settings.invitation_pending_days, settings.invitation_grant_days
             ),
+            quotas,
         ),
         server,
     )
@@ -316,5 +323,6 @@ def build_server(
     hamlet = HamletServer(server, store, services, metrics, health_servicer, settings)
     hamlet.new_admin_token = new_admin_token
     hamlet.ladder = ladder
+    hamlet.quotas = quotas
     hamlet.start()
     return hamlet, port

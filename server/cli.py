@@ -3,9 +3,10 @@
 Exit codes (scripts may rely on them):
 
 * 0 — done (a watched tournament finished with every match played);
-* 1 — refused or failed (FAILED_PRECONDITION, ALREADY_EXISTS, a server error, a watched
-  tournament cancelled or with failed matches, a process that would not start; ``bot play``:
-  the bot forfeited a game, or the sandbox refuses uploaded bots here);
+* 1 — refused or failed (FAILED_PRECONDITION, ALREADY_EXISTS, RESOURCE_EXHAUSTED (over a
+  quota), a server error, a watched tournament cancelled or with failed matches, a process
+  that would not start; ``bot play``: the bot forfeited a game, or the sandbox refuses
+  uploaded bots here);
 * 2 — bad arguments (usage errors and INVALID_ARGUMENT);
 * 3 — not found (unknown game, bot, tournament or match; the local ``bot new`` and ``bot play``
   say 2 for an unknown game, bot or file: it is an argument they check themselves);
@@ -154,6 +155,8 @@ def _parser() -> argparse.ArgumentParser:
     p = add("login", ca.login, "check a token (read from stdin) with the server and keep it")
     p.add_argument("--token-file", type=Path, default=None, help="read the token from a file")
     add("whoami", ca.whoami, "the user and scopes of the token in use")
+    p = add("quota", ca.quota, "your quotas: each limit, its use now and when it resets")
+    p.add_argument("--user", default="", help="another user's (admin only)")
 
     tour = sub.add_parser(
         "tournament", help="create, start, watch, show or cancel tournaments"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from datetime import datetime
 
 from rich.table import Table
 
@@ -116,6 +117,49 @@ def whoami(args: argparse.Namespace) -> int:
             f"{resp.user.name}{admin}, token {resp.token_id}, scopes {', '.join(resp.scopes)}"
             f" (from {where})"
         )
+    return EXIT_OK
+
+
+def _is_time(text: str) -> bool:
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+def _amount(value: int, unit: str) -> str:
+    """``8388608`` bytes as ``8.0 MiB``; other units as the number."""
+    if unit != "bytes":
+        return f"{value:,}"
+    for size, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if value >= size:
+            return f"{value / size:.1f} {name}"
+    return f"{value} B"
+
+
+def quota(args: argparse.Namespace) -> int:
+    """``hamlet quota [--user NAME]``: each limit, its use now and when it resets."""
+    resp = arena(args).GetQuota(arena_pb2.GetQuotaRequest(user=args.user), timeout=args.timeout)
+    if args.json:
+        print_json(to_dict(resp))
+        return EXIT_OK
+    exempt = " (exempt: an admin is not limited)" if resp.exempt else ""
+    table = Table(title=f"quotas of {resp.user}{exempt}")
+    table.add_column("quota", no_wrap=True)
+    for column in ("limit", "used"):
+        table.add_column(column, justify="right")
+    table.add_column("resets")
+    for q in resp.items:
+        per_version = q.resets.startswith("each version")
+        resets = f"{_minute(q.resets)} UTC" if _is_time(q.resets) else q.resets
+        table.add_row(
+            q.name,
+            _amount(q.limit, q.unit),
+            "-" if per_version else _amount(q.used, q.unit),
+            resets,
+        )
+    out.print(table)
     return EXIT_OK
 
 

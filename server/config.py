@@ -12,6 +12,7 @@ from pathlib import Path
 
 from server.remote_hosts import VARIABLE, AllowList, EndpointError
 from server.services import timecontrol
+from server.services.quotas import QuotaLimits
 from server.services.timecontrol import RatedTimeControls, TimeControlError
 
 #: The Celery task and queue the server enqueues matches on (the contract with workers).
@@ -85,6 +86,8 @@ class Settings:
     log_format: str = "text"  # text, or json: one JSON object per line
     #: Where remote bots may run (HAMLET_REMOTE_BOT_HOSTS); empty: remote bots are refused.
     remote_bot_hosts: AllowList = field(default_factory=AllowList)
+    #: Quotas per user (HAMLET_QUOTA_*; see server.services.quotas and docs/running.md).
+    quotas: QuotaLimits = field(default_factory=QuotaLimits)
 
     @property
     def effective_database_url(self) -> str:
@@ -141,6 +144,10 @@ class Settings:
         for name, path in (("HAMLET_TLS_CERT", self.tls_cert), ("HAMLET_TLS_KEY", self.tls_key)):
             if path is not None and not path.is_file():
                 raise ConfigError(f"{name}: no such file {path}")
+        try:
+            self.quotas.validate()
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         if self.log_level not in LOG_LEVELS:
             raise ConfigError(
                 f"HAMLET_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {self.log_level!r}"
@@ -178,7 +185,12 @@ class Settings:
             rated = RatedTimeControls.parse(env.get(timecontrol.VARIABLE, ""))
         except TimeControlError as exc:
             raise ConfigError(f"{timecontrol.VARIABLE}: {exc}") from None
+        try:
+            quotas = QuotaLimits.from_env(env)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         settings = cls(
+            quotas=quotas,
             rated_time_control=rated,
             invitation_pending_days=int(
                 num("HAMLET_INVITATION_PENDING_DAYS", d.invitation_pending_days)

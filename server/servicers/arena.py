@@ -30,6 +30,7 @@ from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
 from server.services.listing import MatchListing
 from server.services.matches import MatchService
+from server.services.quotas import QuotaService
 from server.services.remote_bots import RemoteBotService
 from server.services.tournaments import (
     GAUNTLET,
@@ -65,6 +66,7 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
         remote: RemoteBotService,
         streams: StreamGate | None = None,
         invitations: InvitationService | None = None,
+        quotas: QuotaService | None = None,
     ) -> None:
         self.store = store
         self.bots = bots
@@ -79,6 +81,7 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
         self.invitations = invitations or InvitationService(store)
         self.listing = MatchListing(store)
         self.streams = streams or StreamGate(16)
+        self.quotas = quotas or bots.quotas
         self._event_lock = threading.Lock()
         self._events: dict[
             tuple[int, int],
@@ -113,6 +116,7 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
             request.description,
             owner_id,
             request.archive,
+            caller(),
         )
         return arena_pb2.SubmitBotResponse(
             bot=convert.bot(done.bot),
@@ -133,6 +137,7 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
             request.description,
             request.ca_cert_pem,
             owner_id,
+            caller(),
         )
         return arena_pb2.RegisterRemoteBotResponse(
             bot=convert.bot(done.bot),
@@ -173,7 +178,7 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
     ) -> arena_pb2.BotInfo:
         bot = self.bots.get(request.name)
         policy.check_bot_change(current_principal(), bot.name, bot.origin, bot.owner, "restore")
-        return convert.bot(self.bots.retire(request.name, retired=False))
+        return convert.bot(self.bots.retire(request.name, retired=False, caller=caller()))
 
     @unary
     def CreateTournament(

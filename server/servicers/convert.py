@@ -21,6 +21,7 @@ from server.servicers.convert_ranked import ladder as ladder
 from server.servicers.convert_ranked import leaderboard as leaderboard
 from server.servicers.convert_ranked import sprt_status as sprt_status
 from server.services.history import History
+from server.services.quotas import QuotaReport
 from server.services.replays import Replay
 from server.services.seattraces import SeatStep, SeatView
 from server.services.timecontrol import TimeControl
@@ -341,3 +342,22 @@ def _typed_action(game_name: str, action: games.Action) -> common_pb2.GameAction
         return codec.game_action(game_name, action)
     except codec.CodecError:
         return None
+
+
+def quota(report: QuotaReport) -> arena_pb2.Quota:
+    """A user's quotas, one item per limit."""
+    return arena_pb2.Quota(
+        user=report.user,
+        exempt=report.exempt,
+        items=[
+            arena_pb2.QuotaItem(
+                name=q.name,
+                description=q.description,
+                limit=q.limit,
+                used=q.used,
+                unit=q.unit,
+                resets=q.resets,
+            )
+            for q in report.lines
+        ],
+    )

@@ -7,7 +7,7 @@ Nothing in an archive is run or built on the server.
 
 from __future__ import annotations
 
-from bots.archive import ArchiveError, check, is_archive
+from bots.archive import ArchiveError, Size, check, is_archive, measure
 from server.services.errors import InvalidArgumentError
 
 
@@ -20,3 +20,12 @@ def accept(archive: bytes) -> str:
     except ArchiveError as exc:
         raise InvalidArgumentError(f"archive rejected: {exc}") from None
     return manifest.runtime.value
+
+
+def size(code: bytes) -> Size:
+    """A submission's size from its headers alone (nothing inflated: the per-version quotas
+    are checked on it before the archive is read); ``InvalidArgumentError`` if unreadable."""
+    try:
+        return measure(code)
+    except ArchiveError as exc:
+        raise InvalidArgumentError(f"archive rejected: {exc}") from None

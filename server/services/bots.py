@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import games
+from bots.archive import Size
 from server.services import archives
 from server.services import validation as v
+from server.services.caller import SYSTEM, Caller
 from server.services.errors import (
     AlreadyExistsError,
     FailedPreconditionError,
@@ -16,6 +18,7 @@ from server.services.errors import (
     NotFoundError,
 )
 from server.services.hygiene import no_nul, sha256_hex, strip_nul
+from server.services.quotas import Quota, QuotaService
 from server.storage import BotRecord, BotVersionRecord, Store, StoreConflictError
 
 #: Built-in bots one worker may announce at once.
@@ -68,8 +71,9 @@ class Submitted:
 class BotService:
     """Registering, listing and retiring bots."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, quotas: QuotaService | None = None) -> None:
         self.store = store
+        self.quotas = quotas or QuotaService(store)
 
     def announce(self, bots: Sequence[BuiltinBot], worker_id: str = "") -> list[BotRecord]:
         """Register a worker's built-in bots (idempotent); games we do not know are skipped.
@@ -108,19 +112,23 @@ class BotService:
         description: str,
         owner_id: int,
         archive: bytes = b"",
+        caller: Caller = SYSTEM,
     ) -> Submitted:
         """A new version of an uploaded bot (a Python file, or an archive with a manifest),
         content-addressed by the code's SHA-256. (Whether the caller may add a version is the
-        policy's question, asked before.)"""
+        policy's question, asked before.) The caller's per-version quotas are checked on the
+        archive's headers before it is read; the counted ones with the write."""
         v.bot_name(name)
         v.game_spec(game)
         if len(description) > v.MAX_DESCRIPTION:
             raise InvalidArgumentError(f"description is longer than {v.MAX_DESCRIPTION} characters")
         description = strip_nul(description)
         if archive:
+            self.quotas.check_version(caller, archives.size(archive))
             runtime = archives.accept(archive)
-            return self._add_version(name, game, archive, description, owner_id, runtime)
+            return self._add_version(name, game, archive, description, owner_id, runtime, caller)
         code = source.encode()
+        self.quotas.check_version(caller, Size(len(code), 1, len(code)))
         if not code.strip():
             raise InvalidArgumentError("source is empty: send the bot's Python file")
         if len(code) > v.MAX_SOURCE_BYTES:
@@ -129,10 +137,17 @@ class BotService:
             )
         no_nul("source", source)
         check_compiles(name, source)
-        return self._add_version(name, game, code, description, owner_id, "python3")
+        return self._add_version(name, game, code, description, owner_id, "python3", caller)
 
     def _add_version(
-        self, name: str, game: str, code: bytes, description: str, owner_id: int, runtime: str
+        self,
+        name: str,
+        game: str,
+        code: bytes,
+        description: str,
+        owner_id: int,
+        runtime: str,
+        caller: Caller = SYSTEM,
     ) -> Submitted:
         existing = self.store.get_bot(name)
         if existing is not None and existing.retired:
@@ -140,10 +155,18 @@ class BotService:
                 f"bot {name!r} is retired; its owner can restore it (`hamlet bot restore {name}`)"
             )
         sha = hashlib.sha256(code).hexdigest()
+        # Code this bot already has is no new version: nothing is written, nothing counted.
+        again = existing is not None and self.store.bot_has_code(name, sha)
+        needs = {
+            Quota.BOTS: int(existing is None),
+            Quota.VERSIONS_PER_DAY: int(not again),
+            Quota.STORED_BYTES: 0 if again else len(code),
+        }
         try:
-            bot, created = self.store.add_bot_version(
-                name, game, code, sha, description, owner_id, runtime
-            )
+            with self.quotas.guard(caller, needs):
+                bot, created = self.store.add_bot_version(
+                    name, game, code, sha, description, owner_id, runtime
+                )
         except StoreConflictError as exc:
             raise AlreadyExistsError(str(exc)) from None
         return Submitted(bot, created)
@@ -199,10 +222,13 @@ class BotService:
             f"(`hamlet bot versions {name}`)"
         )
 
-    def retire(self, name: str, retired: bool = True) -> BotRecord:
-        """Retire a bot (it keeps its results), or restore it with ``retired=False``."""
+    def retire(self, name: str, retired: bool = True, caller: Caller = SYSTEM) -> BotRecord:
+        """Retire a bot (it keeps its results), or restore it with ``retired=False`` (a
+        restored bot counts among its owner's bots again: the caller's quota is checked)."""
         v.identifier("bot name", name)
-        bot = self.store.retire_bot(name, retired)
+        back = not retired and (found := self.store.get_bot(name)) is not None and found.retired
+        with self.quotas.guard(caller, {Quota.BOTS: int(back)}):
+            bot = self.store.retire_bot(name, retired)
         if bot is None:
             raise NotFoundError(f"unknown bot {name!r}")
         return bot

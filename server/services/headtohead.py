@@ -23,6 +23,7 @@ from server.services import validation as v
 from server.services.caller import SYSTEM, Caller
 from server.services.dispatch import Dispatcher, sent_of
 from server.services.errors import InvalidArgumentError, NotFoundError
+from server.services.quotas import Quota, QuotaService
 from server.services.scheduling import Enqueuer
 from server.services.tournaments import MAX_DECISION_MS, TIME_BANK_FACTOR, plan_round
 from server.storage import (
@@ -68,6 +69,7 @@ class HeadToHeadService:
         decision_time_ms: int = 1000,
         now: Callable[[], datetime] | None = None,
         dispatcher: Dispatcher | None = None,
+        quotas: QuotaService | None = None,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
@@ -76,6 +78,7 @@ class HeadToHeadService:
         #: Sends the test's blocks in its owner's fair share of the window.
         self.dispatcher = dispatcher or Dispatcher(store, enqueuer, now=self.now)
         self._lock = threading.Lock()
+        self.quotas = quotas or QuotaService(store)
 
     def start(
         self,
@@ -89,7 +92,9 @@ class HeadToHeadService:
         caller: Caller = SYSTEM,
     ) -> TestStatus:
         """``bots`` are A, B and the opponents; the test starts at once. A test is unrated:
-        ``caller`` may enter bots whose owners allow unrated play (services.consent)."""
+        ``caller`` may enter bots whose owners allow unrated play (services.consent). It counts
+        against the caller's quotas with the most it may play: max_pairs x 2 tables x
+        rotations."""
         consent.check_entries(self.store, caller, bots, rated=False, now=self.now())
         spec = v.game_spec(game)
         players = players or spec.min_players
@@ -110,27 +115,31 @@ class HeadToHeadService:
         decision = v.bounded(
             "decision_time_ms", decision_time_ms or self.decision_time_ms, 1, MAX_DECISION_MS
         )
+        most = pairs * 2 * players
+        needs = {Quota.SPRTS: 1, Quota.OPEN_EVENTS: 1, Quota.MATCHES_PER_DAY: most}
         tid = "s" + secrets.token_hex(5)
         seed, salt = secrets.randbits(63), commitments.nonce()
-        self.store.create_tournament(
-            NewTournament(
-                tournament_id=tid,
-                game=game,
-                rules_version=spec.rules_version,
-                format=SPRT,
-                players_per_table=players,
-                rounds=pairs,
-                seed=seed,
-                decision_time_ms=decision,
-                time_bank_ms=decision * TIME_BANK_FACTOR,
-                rated=False,  # a test compares two versions; the leaderboard is not its business
-                entry_version_ids=tuple(b.version_id for b in bots),
-                matches=(),
-                owner_id=owner_id,
-                seed_nonce=salt,
-                seed_commitment=commitments.commitment(tid, salt, seed),
+        with self.quotas.guard(caller, needs):
+            self.store.create_tournament(
+                NewTournament(
+                    tournament_id=tid,
+                    game=game,
+                    rules_version=spec.rules_version,
+                    format=SPRT,
+                    players_per_table=players,
+                    rounds=pairs,
+                    seed=seed,
+                    decision_time_ms=decision,
+                    time_bank_ms=decision * TIME_BANK_FACTOR,
+                    rated=False,  # a test compares two versions, not the leaderboard's business
+                    entry_version_ids=tuple(b.version_id for b in bots),
+                    matches=(),
+                    owner_id=owner_id,
+                    seed_nonce=salt,
+                    seed_commitment=commitments.commitment(tid, salt, seed),
+                    planned_matches=most,
+                )
             )
-        )
         self.store.save_sprt(
             SprtRecord(tid, bounds.elo0, bounds.elo1, bounds.alpha, bounds.beta, pairs, "continue")
         )

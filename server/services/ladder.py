@@ -29,6 +29,7 @@ from server.services import validation as v
 from server.services.caller import SYSTEM, Caller
 from server.services.dispatch import Dispatcher, sent_of
 from server.services.errors import InvalidArgumentError, NotFoundError
+from server.services.quotas import Quota, QuotaService
 from server.services.scheduling import Enqueuer
 from server.services.timecontrol import RatedTimeControls
 from server.services.tournaments import plan_round
@@ -69,6 +70,7 @@ class LadderService:
         now: Callable[[], datetime] | None = None,
         on_block: Callable[[str], object] | None = None,
         dispatcher: Dispatcher | None = None,
+        quotas: QuotaService | None = None,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
@@ -79,18 +81,23 @@ class LadderService:
         self.dispatcher = dispatcher or Dispatcher(store, enqueuer, now=self.now)
         self.on_block = on_block  # told the game of each block scheduled (a metric)
         self._lock = threading.Lock()  # one scheduler at a time in this process
+        self.quotas = quotas or QuotaService(store)
 
     def join(self, bot: BotRecord, game: str, caller: Caller = SYSTEM) -> LadderStatus:
         """Opt a bot in and schedule. The ladder is rated: ``caller`` may put on it their own
-        bots, and others' whose owners allow rated play (built-ins: admins only)."""
+        bots, and others' whose owners allow rated play (built-ins: admins only). A new entry
+        counts against the caller's ladder entries (across games); joining again is free."""
         consent.check_ladder_entry(self.store, caller, bot, self.now())
         v.game_spec(game)
         if game not in bot.games:
             raise InvalidArgumentError(f"bot {bot.name!r} does not play {game}")
         if bot.retired:
             raise InvalidArgumentError(f"bot {bot.name!r} is retired")
+        new = int(not self.store.on_ladder(game, bot.name))
+        self.quotas.check(caller, Quota.LADDER_ENTRIES, new)  # before a season is made
         self._season(game)
-        self.store.set_ladder_entry(game, bot.name, True, self.now())
+        with self.quotas.guard(caller, {Quota.LADDER_ENTRIES: new}):
+            self.store.set_ladder_entry(game, bot.name, True, self.now())
         self.tick(game)
         return self.status(game)
 

@@ -29,12 +29,14 @@ from server.remote_hosts import (
     system_resolver,
 )
 from server.services import validation as v
+from server.services.caller import SYSTEM, Caller
 from server.services.errors import (
     AlreadyExistsError,
     FailedPreconditionError,
     InvalidArgumentError,
 )
 from server.services.hygiene import strip_nul
+from server.services.quotas import Quota, QuotaService
 from server.storage import BotRecord, Store, StoreConflictError
 
 #: Deadline of the registration handshake (a Decide on the game's first decision).
@@ -72,17 +74,27 @@ class RemoteBotService:
         allow: AllowList,
         resolve: Resolver = system_resolver,
         handshake_seconds: float = HANDSHAKE_SECONDS,
+        quotas: QuotaService | None = None,
     ) -> None:
         self.store = store
         self.allow = allow
         self.resolve = resolve
         self.handshake_seconds = handshake_seconds
+        self.quotas = quotas or QuotaService(store)
 
     def register(
-        self, name: str, game: str, endpoint: str, description: str, ca_pem: str, owner_id: int
+        self,
+        name: str,
+        game: str,
+        endpoint: str,
+        description: str,
+        ca_pem: str,
+        owner_id: int,
+        caller: Caller = SYSTEM,
     ) -> Registered:
         """A new version of a remote bot after its endpoint passed the allow-list and the
-        handshake. (Whether the caller may add a version is the policy's question.)"""
+        handshake. (Whether the caller may add a version is the policy's question.) The
+        caller's quotas are checked before the handshake, and again with the write."""
         v.bot_name(name)
         v.game_spec(game)
         if len(description) > v.MAX_DESCRIPTION:
@@ -99,14 +111,19 @@ class RemoteBotService:
             )
         if existing is not None and existing.origin != "remote":
             raise AlreadyExistsError(f"bot name {name!r} belongs to an {existing.origin} bot")
+        # The same endpoint and CA as the latest version make no new version: nothing counted.
+        same = existing is not None and (existing.endpoint, existing.ca_pem) == (parsed.url, ca_pem)
+        needs = {Quota.BOTS: int(existing is None), Quota.VERSIONS_PER_DAY: int(not same)}
+        self.quotas.check_all(caller, needs)  # before any connection is made
         pin = self.pin(parsed.url)
         if pin.unreachable:
             raise FailedPreconditionError(f"endpoint {parsed.url} refused: {pin.unreachable}")
         self._handshake(parsed, game, pin, ca_pem)
         try:
-            bot, created = self.store.add_remote_version(
-                name, game, parsed.url, ca_pem, strip_nul(description), owner_id
-            )
+            with self.quotas.guard(caller, needs):
+                bot, created = self.store.add_remote_version(
+                    name, game, parsed.url, ca_pem, strip_nul(description), owner_id
+                )
         except StoreConflictError as exc:
             raise AlreadyExistsError(str(exc)) from None
         return Registered(bot, created, pin.address)

@@ -26,6 +26,7 @@ from server.services.errors import (
 )
 from server.services.feed import TournamentFeed
 from server.services.hygiene import round_robin_matches
+from server.services.quotas import Quota, QuotaService
 from server.services.scheduling import Enqueuer
 from server.services.timecontrol import RatedTimeControls
 from server.storage import (
@@ -174,6 +175,7 @@ class TournamentService:
         feed: TournamentFeed | None = None,
         dispatcher: Dispatcher | None = None,
         rated_time_controls: RatedTimeControls | None = None,
+        quotas: QuotaService | None = None,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
@@ -185,6 +187,7 @@ class TournamentService:
         self.dispatcher = dispatcher or Dispatcher(store, enqueuer, now=self.now)
         #: Where status changes and cancelled matches are announced to watchers.
         self.feed = feed or TournamentFeed(store)
+        self.quotas = quotas or QuotaService(store)
 
     def create(self, req: TournamentRequest) -> TournamentRecord:
         """Validate everything, then write the tournament and its matches (PENDING)."""
@@ -239,6 +242,9 @@ class TournamentService:
                 f"{len(req.bots)} bots at {per_table} per table for {rounds} rounds make "
                 f"{total} matches; the limit is {MAX_MATCHES}: name fewer bots or rounds"
             )
+        # The caller's quotas, before any lookup or planning (and again with the write).
+        needs = {Quota.OPEN_EVENTS: 1, Quota.MATCHES_PER_DAY: total}
+        self.quotas.check_all(req.caller, needs)
         resolved = entries_mod.resolve(self.store, req.game, req.bots)
         consent.check_entries(self.store, req.caller, resolved, req.rated, self.now())
         entries = [e.version_id for e in resolved]
@@ -265,25 +271,28 @@ class TournamentService:
             else plan_round_robin(tournament_id, entries, per_table, rounds, seed, tables, queues)
         )
         salt = commitments.nonce()
-        return self.store.create_tournament(
-            NewTournament(
-                tournament_id=tournament_id,
-                game=req.game,
-                rules_version=spec.rules_version,
-                format=req.format,
-                players_per_table=per_table,
-                rounds=rounds,
-                seed=seed,
-                decision_time_ms=decision_ms,
-                time_bank_ms=bank_ms,
-                rated=req.rated,
-                entry_version_ids=tuple(entries),
-                matches=tuple(matches),
-                owner_id=req.owner_id,
-                seed_nonce=salt,
-                seed_commitment=commitments.commitment(tournament_id, salt, seed),
+        with self.quotas.guard(req.caller, needs):
+            return self.store.create_tournament(
+                NewTournament(
+                    tournament_id=tournament_id,
+                    game=req.game,
+                    rules_version=spec.rules_version,
+                    format=req.format,
+                    players_per_table=per_table,
+                    rounds=rounds,
+                    seed=seed,
+                    decision_time_ms=decision_ms,
+                    time_bank_ms=bank_ms,
+                    rated=req.rated,
+                    entry_version_ids=tuple(entries),
+                    matches=tuple(matches),
+                    owner_id=req.owner_id,
+                    seed_nonce=salt,
+                    seed_commitment=commitments.commitment(tournament_id, salt, seed),
+                    # Swiss plans a round at a time: it counts every round (tables x rounds).
+                    planned_matches=total if req.format == SWISS else 0,
+                )
             )
-        )
 
     def advance(self, tournament_id: str) -> list[str]:
         """Pair and queue a Swiss tournament's next round once every match of the last one is

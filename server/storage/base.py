@@ -358,3 +358,16 @@ class Outcome:
     sandbox_tier: str = ""
     #: The traced seats' traces (checked against the log by the service).
     traces: tuple[SeatTraceRecord, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class QuotaUsage:
+    """What one user uses now of each counted quota (see :mod:`server.services.quotas`)."""
+
+    bots: int = 0  # bots owned, not retired
+    versions_today: int = 0  # versions of their bots created since the day began
+    stored_bytes: int = 0  # distinct code blobs of every version of their bots
+    open_events: int = 0  # tournaments and SPRTs created or running (the ladder aside)
+    matches_today: int = 0  # planned_matches of the events they created since the day began
+    sprts: int = 0  # SPRTs created or running
+    ladder_entries: int = 0  # (game, bot) ladder entries of their bots, across games

@@ -20,6 +20,7 @@ from server.storage.base import (
     NewTournament,
     Outcome,
     PendingBlock,
+    QuotaUsage,
     RatedResult,
     SeatTraceRecord,
     SprtRecord,
@@ -409,4 +410,18 @@ class Store(Protocol):
 
     def rebuild_ratings(self, game: str) -> list[BotRating]:
         """Recompute a game's ratings from the result log; best first."""
+        ...
+
+    def quota_usage(self, user_id: int, since: datetime) -> QuotaUsage:
+        """What a user uses of each counted quota (daily counts from ``since`` on); one
+        query."""
+        ...
+
+    def bot_has_code(self, name: str, sha256: str) -> bool:
+        """Whether a version of bot ``name`` already has this code (a resubmission adds
+        nothing)."""
+        ...
+
+    def on_ladder(self, game: str, bot_name: str) -> bool:
+        """Whether the bot is on the game's ladder."""
         ...

@@ -14,6 +14,7 @@ from server.storage.sql_consent import ConsentPart
 from server.storage.sql_dispatch import DispatchPart
 from server.storage.sql_ladder import LadderPart
 from server.storage.sql_matches import MatchesPart
+from server.storage.sql_quotas import QuotasPart
 from server.storage.sql_ratings import RatingsPart
 from server.storage.sql_tournaments import TournamentsPart
 from server.storage.sql_traces import TracesPart
@@ -31,6 +32,7 @@ class SqlStore(
     TracesPart,
     DispatchPart,
     ConsentPart,
+    QuotasPart,
 ):
     """:class:`~server.storage.protocol.Store` on a SQLAlchemy engine."""
 

@@ -21,6 +21,7 @@ from server.app import HamletServer, build_server
 from server.auth import policy
 from server.config import Settings
 from server.remote_hosts import AllowList
+from server.services.quotas import QuotaLimits
 from server.services.scheduling import MemoryEnqueuer
 from server.storage import models as m
 from server.storage.base import utcnow
@@ -117,6 +118,8 @@ def _world(tmp: Path, public_reads: bool) -> Iterator[World]:
             reaper_interval_seconds=3600,
             public_reads=public_reads,
             remote_bot_hosts=AllowList.parse("127.0.0.1"),
+            # alice makes a bot or an event for nearly every cell: quotas are not this test's
+            quotas=QuotaLimits(bots=10_000, versions_per_day=10_000, open_events=10_000),
         )
         server, port = build_server(settings, enqueuer=queue, registry=CollectorRegistry())
         addr = f"127.0.0.1:{port}"
@@ -260,6 +263,10 @@ ARENA: dict[str, tuple[Make, tuple[grpc.StatusCode, ...]]] = {
     ),
     "ListTokens": (
         lambda w: arena_pb2.ListTokensRequest(user="alice"),
+        (UNAUTH, UNAUTH, UNAUTH, UNAUTH, OK, DENIED, OK, OK, DENIED),
+    ),
+    "GetQuota": (
+        lambda w: arena_pb2.GetQuotaRequest(user="alice"),
         (UNAUTH, UNAUTH, UNAUTH, UNAUTH, OK, DENIED, OK, OK, DENIED),
     ),
     "RevokeToken": (
