@@ -7,24 +7,23 @@ tournament's, and the next season starts for the bots on the ladder. Whenever a 
 :data:`BLOCKS_IN_FLIGHT` open blocks. Each new block is the table of :data:`PLAYERS` opted-in
 bots whose outcome is most uncertain under the live Elo (expected score nearest 1/2), never two
 bots of one owner, no owner in more than :data:`OWNER_IN_FLIGHT` open blocks (the rate limit),
-and not a table already being played. A block is every seat rotation with one seed, and its
-seed derives from the season's committed seed like any tournament's.
+and not a table already being played (ties broken by seeded draws; the pick sorts by rating, see
+:mod:`server.services.pairing`, so it stays cheap with thousands of bots on the ladder). A block
+is every seat rotation with one seed, and its seed derives from the season's committed seed
+like any tournament's.
 """
 
 from __future__ import annotations
 
-import random
 import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from itertools import combinations
 
 from games import derive_seed
 from hamlet.queues import queue_for
-from server import elo
-from server.services import commitments
+from server.services import commitments, pairing
 from server.services import validation as v
 from server.services.errors import InvalidArgumentError, NotFoundError
 from server.services.scheduling import Enqueuer, send_quietly
@@ -33,7 +32,7 @@ from server.storage import BotRecord, NewTournament, Store, TournamentRecord, To
 from server.storage.base import utcnow
 
 LADDER = "ladder"
-PLAYERS = 2
+PLAYERS = 2  # the pick (server.services.pairing) makes pairs
 BLOCKS_IN_FLIGHT = 4
 OWNER_IN_FLIGHT = 2
 SEASON_ROUNDS = 2**31 - 1  # never over: a round is one block
@@ -172,47 +171,40 @@ class LadderService:
     def _pick(
         self, game: str, season: TournamentRecord, open_blocks: list[tuple[int, tuple[str, ...]]]
     ) -> tuple[BotRecord, ...] | None:
+        """The next table (see :mod:`server.services.pairing`): a handful of statements and
+        O(n log n) work for n bots on the ladder."""
         entries = self.store.ladder_entries(game)
         ratings = {r.bot: r.rating for r in self.store.leaderboard(game)}
+        owner_of = {b.name: b.owner for b in entries}
         busy: dict[str, int] = {}
         for _, names in open_blocks:
-            for owner in {self._owner(entries, n) for n in names} - {""}:
+            for owner in {owner_of.get(n, "") for n in names} - {""}:
                 busy[owner] = busy.get(owner, 0) + 1
         playing = {frozenset(names) for _, names in open_blocks}
-        rng = random.Random(derive_seed(season.seed, "ladder", len(open_blocks)))
-        best: tuple[float, float, tuple[BotRecord, ...]] | None = None
-        for table in combinations(entries, PLAYERS):
-            owners = [b.owner for b in table if b.owner]
-            if len(owners) != len(set(owners)) or any(
-                busy.get(o, 0) >= OWNER_IN_FLIGHT for o in owners
-            ):
-                continue
-            if frozenset(b.name for b in table) in playing:
-                continue
-            a, b = (ratings.get(x.name, elo.INITIAL_RATING) for x in table)
-            uncertainty = abs(elo.expected_score(a, b) - 0.5)
-            key = (uncertainty, rng.random(), table)
-            if best is None or key[:2] < best[:2]:
-                best = key
-        return None if best is None else best[2]
-
-    @staticmethod
-    def _owner(entries: list[BotRecord], name: str) -> str:
-        return next((b.owner for b in entries if b.name == name), "")
+        # Ties are drawn afresh for each block: the draw derives from the season's seed and
+        # the number of the block being planned.
+        top = self.store.max_round(season.tournament_id)
+        block = 0 if top is None else top + 1
+        return pairing.nearest_pair(
+            entries,
+            ratings,
+            lambda name: derive_seed(season.seed, f"ladder:{name}", block),
+            busy,
+            playing,
+            OWNER_IN_FLIGHT,
+        )
 
     def _games(self) -> list[str]:
         import games
 
         return [g for g in games.names() if self._seasons(g)]
 
-    def _seasons(self, game: str) -> list[TournamentRecord]:
-        """A game's ladder seasons, newest first."""
-        return [
-            t for t in self.store.list_tournaments(1000) if t.format == LADDER and t.game == game
-        ]
+    def _seasons(self, game: str) -> int:
+        """How many ladder seasons a game has had."""
+        return self.store.count_tournaments(game, LADDER)
 
     def _current(self, game: str) -> TournamentRecord | None:
-        return next((t for t in self._seasons(game) if t.status is TournamentStatus.RUNNING), None)
+        return self.store.running_tournament(game, LADDER)
 
     def _season(self, game: str) -> TournamentRecord:
         found = self._current(game)
@@ -220,7 +212,7 @@ class LadderService:
             return found
         spec = v.game_spec(game)
         seed, salt = secrets.randbits(63), commitments.nonce()
-        tid = season_id(game, len(self._seasons(game)) + 1)
+        tid = season_id(game, self._seasons(game) + 1)
         self.store.create_tournament(
             NewTournament(
                 tournament_id=tid,

@@ -146,6 +146,15 @@ class Store(Protocol):
         """Newest first."""
         ...
 
+    def running_tournament(self, game: str, fmt: str) -> TournamentRecord | None:
+        """The newest RUNNING tournament of ``game`` in format ``fmt`` (a ladder's season),
+        or None."""
+        ...
+
+    def count_tournaments(self, game: str, fmt: str) -> int:
+        """How many tournaments of ``game`` in format ``fmt`` there are, in any status."""
+        ...
+
     def set_tournament_status(
         self, tournament_id: str, status: TournamentStatus, only_from: Sequence[TournamentStatus]
     ) -> bool:
