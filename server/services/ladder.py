@@ -15,6 +15,7 @@ like any tournament's.
 
 from __future__ import annotations
 
+import random
 import secrets
 import threading
 from collections.abc import Callable
@@ -71,6 +72,10 @@ class LadderService:
         self.now = now or utcnow
         self.on_block = on_block  # told the game of each block scheduled (a metric)
         self._lock = threading.Lock()  # one scheduler at a time in this process
+        #: What the picks of the running top-up read (see _standings).
+        self._read: (
+            tuple[list[tuple[int, tuple[str, ...]]], str, list[BotRecord], dict[str, float]] | None
+        ) = None
 
     def join(self, bot: BotRecord, game: str) -> LadderStatus:
         """Opt a bot in (the caller's right to was checked) and schedule."""
@@ -99,7 +104,7 @@ class LadderService:
         return LadderStatus(
             game,
             tid,
-            tuple(b.name for b in self.store.ladder_entries(game)),
+            tuple(self.store.ladder_names(game)),
             len(self.store.open_blocks(tid)) if tid else 0,
             0 if top is None else top + 1,
         )
@@ -171,28 +176,36 @@ class LadderService:
     def _pick(
         self, game: str, season: TournamentRecord, open_blocks: list[tuple[int, tuple[str, ...]]]
     ) -> tuple[BotRecord, ...] | None:
-        """The next table (see :mod:`server.services.pairing`): a handful of statements and
+        """The next table (see :mod:`server.services.pairing`): a few statements and
         O(n log n) work for n bots on the ladder."""
-        entries = self.store.ladder_entries(game)
-        ratings = {r.bot: r.rating for r in self.store.leaderboard(game)}
+        entries, ratings = self._standings(game, open_blocks)
         owner_of = {b.name: b.owner for b in entries}
         busy: dict[str, int] = {}
         for _, names in open_blocks:
             for owner in {owner_of.get(n, "") for n in names} - {""}:
                 busy[owner] = busy.get(owner, 0) + 1
         playing = {frozenset(names) for _, names in open_blocks}
-        # Ties are drawn afresh for each block: the draw derives from the season's seed and
-        # the number of the block being planned.
+        # Ties are drawn afresh for each block, from the season's seed and the block's number.
         top = self.store.max_round(season.tournament_id)
-        block = 0 if top is None else top + 1
+        rng = random.Random(derive_seed(season.seed, "ladder", 0 if top is None else top + 1))
+        draws = {b.name: rng.getrandbits(63) for b in entries}
         return pairing.nearest_pair(
-            entries,
-            ratings,
-            lambda name: derive_seed(season.seed, f"ladder:{name}", block),
-            busy,
-            playing,
-            OWNER_IN_FLIGHT,
+            entries, ratings, draws.__getitem__, busy, playing, OWNER_IN_FLIGHT
         )
+
+    def _standings(
+        self, game: str, open_blocks: list[tuple[int, tuple[str, ...]]]
+    ) -> tuple[list[BotRecord], dict[str, float]]:
+        """The bots on the ladder and their live ratings, read once per top-up: the picks of
+        one top-up share its list of open blocks (the cache holds that very list, so a later
+        top-up, with a list of its own, reads afresh)."""
+        cached = self._read
+        if cached is not None and cached[0] is open_blocks and cached[1] == game:
+            return cached[2], cached[3]
+        entries = self.store.ladder_entries(game)
+        ratings = {r.bot: r.rating for r in self.store.leaderboard(game)}
+        self._read = (open_blocks, game, entries, ratings)
+        return entries, ratings
 
     def _games(self) -> list[str]:
         import games

@@ -47,38 +47,28 @@ def nearest_pair(
     for j in range(n - 2, -1, -1):
         same = owners[j] and owners[j + 1] == owners[j]
         other[j] = other[j + 1] if same else j + 1
+    names = [bots[i].name for i in order]
     best: tuple[PairKey, int, int] | None = None
+    # The first position after i whose bot may share a table with i's is i's nearest
+    # eligible partner (the gaps only grow further on). Each step skips a run of i's owner's
+    # bots or one table being played (a table only from its lower bot): all of one pick's
+    # steps are at most 2n plus two per table being played.
     for i in range(n - 1):
-        found = _first_partner(i, order, owners, other, bots, playing)
-        if found is None:
+        j = i + 1
+        owner = owners[i]
+        while j < n:
+            if owner and owners[j] == owner:
+                j = other[j]
+            elif playing and frozenset((names[i], names[j])) in playing:
+                j += 1
+            else:
+                break
+        if j == n:
             continue
-        key = (rating[order[found]] - rating[order[i]], drawn[order[i]], i, found)
+        key = (rating[order[j]] - rating[order[i]], drawn[order[i]], i, j)
         if best is None or key < best[0]:
-            best = (key, order[i], order[found])
+            best = (key, order[i], order[j])
     if best is None:
         return None
     a, b = sorted(best[1:])
     return bots[a], bots[b]
-
-
-def _first_partner(
-    i: int,
-    order: Sequence[int],
-    owners: Sequence[str],
-    other: Sequence[int],
-    bots: Sequence[BotRecord],
-    playing: Collection[frozenset[str]],
-) -> int | None:
-    """The first position after ``i`` whose bot may share a table with bot ``i``: the gaps
-    only grow further on, so it is ``i``'s nearest eligible partner. Each step skips a run of
-    ``i``'s owner's bots or one table being played (and a table is skipped only from its lower
-    bot), so all the calls of one pick take at most ``2n`` steps plus two per table played."""
-    j = i + 1
-    while j < len(order):
-        if owners[i] and owners[j] == owners[i]:
-            j = other[j]
-        elif frozenset((bots[order[i]].name, bots[order[j]].name)) in playing:
-            j += 1
-        else:
-            return j
-    return None

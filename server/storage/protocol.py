@@ -216,6 +216,10 @@ class Store(Protocol):
         """The bots on a game's ladder (their latest versions), by name."""
         ...
 
+    def ladder_names(self, game: str) -> list[str]:
+        """The names of the bots on a game's ladder (as :meth:`ladder_entries`, names only)."""
+        ...
+
     def save_sprt(self, record: SprtRecord) -> None:
         """Create or update a head-to-head test's record."""
         ...

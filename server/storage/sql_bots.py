@@ -173,7 +173,8 @@ class BotsPart(SqlBase):
         if not include_retired:
             query = query.where(m.Bot.retired.is_(False))
         with self._tx() as s:
-            records = [bot_from_row(row) for row in s.execute(query)]
+            # Core rows (no ORM loading): thousands of bots are read at Core's pace.
+            records = [bot_from_row(row) for row in s.connection().execute(query).all()]
         return [r for r in records if not game or game in r.games]
 
     def list_bot_versions(self, name: str) -> list[BotVersionRecord] | None:

@@ -9,6 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from hamlet.v1 import arena_pb2
+from server.services.ladder import BLOCKS_IN_FLIGHT
 from server.storage import SqlStore
 from tests.server import crowd
 from tests.server.conftest import Running
@@ -77,6 +78,8 @@ def _counts(running: Running, web: TestClient, game: str, size: int) -> dict[str
         lambda: arena.JoinLadder(join),
         lambda: store.cancel_open_matches(_season(running, game), crowd.NOW),
     )
+    ladder = arena.GetLadder(arena_pb2.GetLadderRequest(game=game))
+    assert ladder.open_blocks == BLOCKS_IN_FLIGHT and len(ladder.bots) == size
     return out
 
 
@@ -91,5 +94,4 @@ def test_bot_and_ladder_calls_take_as_many_statements_at_500_bots_as_at_50(
         if size == SIZES[0]:  # the season exists before anything is counted
             running.arena.JoinLadder(arena_pb2.LadderRequest(bot_name=crowd.bot_name(0)))
         seen[size] = _counts(running, web, toy, size)
-    print(seen)
-    assert seen[SIZES[0]] == seen[SIZES[1]]
+    assert seen[SIZES[0]] == seen[SIZES[1]], seen
