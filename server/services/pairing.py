@@ -8,19 +8,21 @@ the pick costs a sort and one pass (O(n log n)) instead of a look at every pair 
 A pair is eligible when its two bots have different owners (built-in bots, owner ``""``,
 pair with anyone), neither owner already has ``owner_limit`` open blocks, and the pair is
 not a table being played. Ties are broken by a seeded draw per bot: among pairs with the
-same gap, the pair whose lower bot (by rating, then draw) drew least; then the partner
-nearest it in that order.
+same gap, the pair whose lower bot (by rating, then draw) drew least. The pass is done on
+arrays (numpy), so a pick among 10,000 bots takes milliseconds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from server import elo
 from server.storage import BotRecord
 
-#: A pair's place in the order of pick: (rating gap, the lower bot's draw, then positions).
-PairKey = tuple[float, int, int, int]
+Ints = npt.NDArray[np.int64]
 
 
 def nearest_pair(
@@ -34,41 +36,71 @@ def nearest_pair(
     """The eligible pair of ``bots`` with the nearest ratings (a bot without one has
     :data:`elo.INITIAL_RATING`), in the order of ``bots``; None if no pair is eligible.
 
-    ``draw`` gives each bot's seeded tie-break, ``busy`` each owner's open blocks and
-    ``playing`` the tables being played."""
+    ``draw`` gives each bot's seeded tie-break (a number in [0, 2**64)), ``busy`` each
+    owner's open blocks and ``playing`` the tables being played. Bots of equal rating and
+    draw are ordered as in ``bots``."""
     free = [i for i, b in enumerate(bots) if not (b.owner and busy.get(b.owner, 0) >= owner_limit)]
-    rating = {i: ratings.get(bots[i].name, elo.INITIAL_RATING) for i in free}
-    drawn = {i: draw(bots[i].name) for i in free}
-    order = sorted(free, key=lambda i: (rating[i], drawn[i], bots[i].name))
-    owners = [bots[i].owner for i in order]
-    n = len(order)
-    # other[j]: the first position after j whose owner is not bot j's (a built-in's next).
-    other = [n] * n
-    for j in range(n - 2, -1, -1):
-        same = owners[j] and owners[j + 1] == owners[j]
-        other[j] = other[j + 1] if same else j + 1
-    names = [bots[i].name for i in order]
-    best: tuple[PairKey, int, int] | None = None
-    # The first position after i whose bot may share a table with i's is i's nearest
-    # eligible partner (the gaps only grow further on). Each step skips a run of i's owner's
-    # bots or one table being played (a table only from its lower bot): all of one pick's
-    # steps are at most 2n plus two per table being played.
-    for i in range(n - 1):
-        j = i + 1
-        owner = owners[i]
+    n = len(free)
+    if n < 2:
+        return None
+    index = np.asarray(free, dtype=np.int64)
+    rating = np.fromiter((ratings.get(bots[i].name, elo.INITIAL_RATING) for i in free), float, n)
+    drawn = np.fromiter((draw(bots[i].name) for i in free), np.uint64, n)
+    order = np.lexsort((index, drawn, rating))  # by rating, then draw, then place in bots
+    index, rating, drawn = index[order], rating[order], drawn[order]
+    # Owners as numbers; each built-in bot a number of its own (it pairs with anyone).
+    codes: dict[str, int] = {}
+    owner = np.fromiter(
+        (
+            codes.setdefault(bots[i].owner, len(codes)) if bots[i].owner else -1 - k
+            for k, i in enumerate(index.tolist())
+        ),
+        np.int64,
+        n,
+    )
+    # partner[i]: the first position after i whose owner is not i's. The gaps only grow
+    # further on, so it is i's nearest eligible partner, unless that table is being played.
+    starts = np.flatnonzero(owner[1:] != owner[:-1]) + 1
+    partner: Ints = np.append(starts, n)[np.searchsorted(starts, np.arange(n), side="right")]
+    if playing:
+        _step_past_tables(bots, index, owner, partner, playing)
+    first = np.flatnonzero(partner < n)
+    if not len(first):
+        return None
+    gap = rating[partner[first]] - rating[first]
+    # The smallest gap; among equal gaps the lower bot that drew least (then the first).
+    tied = first[gap == gap.min()]
+    i = int(tied[np.argmin(drawn[tied])])
+    a, b = sorted((int(index[i]), int(index[partner[i]])))
+    return bots[a], bots[b]
+
+
+def _step_past_tables(
+    bots: Sequence[BotRecord],
+    index: Ints,
+    owner: Ints,
+    partner: Ints,
+    playing: Collection[frozenset[str]],
+) -> None:
+    """Correct ``partner`` where a bot's first partner would make a table being played:
+    walk on from it, past runs of the bot's owner's bots (by ``partner`` itself) and past
+    tables being played. Only the lower bot of a table being played can need it, so this is
+    a few short walks."""
+    n = len(index)
+    position = {bots[int(i)].name: k for k, i in enumerate(index.tolist())}
+    tables = [t for t in playing if len(t) == 2 and all(name in position for name in t)]
+    original = partner.copy()
+    for table in tables:
+        p, q = sorted(position[name] for name in table)
+        if original[p] != q:
+            continue
+        name = bots[int(index[p])].name
+        j = q
         while j < n:
-            if owner and owners[j] == owner:
-                j = other[j]
-            elif playing and frozenset((names[i], names[j])) in playing:
+            if owner[j] == owner[p]:
+                j = int(original[j])
+            elif frozenset((name, bots[int(index[j])].name)) in playing:
                 j += 1
             else:
                 break
-        if j == n:
-            continue
-        key = (rating[order[j]] - rating[order[i]], drawn[order[i]], i, j)
-        if best is None or key < best[0]:
-            best = (key, order[i], order[j])
-    if best is None:
-        return None
-    a, b = sorted(best[1:])
-    return bots[a], bots[b]
+        partner[p] = j

@@ -33,9 +33,12 @@ def exhaustive(
 ) -> tuple[BotRecord, BotRecord] | None:
     """The rule as stated, by looking at every pair (O(n^2))."""
     rating = {b.name: ratings.get(b.name, elo.INITIAL_RATING) for b in bots}
+    given = {b.name: k for k, b in enumerate(bots)}
     place = {
         b.name: k
-        for k, b in enumerate(sorted(bots, key=lambda b: (rating[b.name], draw(b.name), b.name)))
+        for k, b in enumerate(
+            sorted(bots, key=lambda b: (rating[b.name], draw(b.name), given[b.name]))
+        )
     }
     best = None
     for table in combinations(bots, 2):
@@ -54,7 +57,7 @@ def exhaustive(
 def _case(rng: random.Random, tied: bool) -> tuple[
     list[BotRecord], dict[str, float], Callable[[str], int], dict[str, int], set[frozenset[str]]
 ]:  # fmt: skip
-    n = rng.randint(0, 12)
+    n = rng.randint(0, 24)
     bots = [_bot(f"b{i:02d}", rng.choice(OWNERS)) for i in range(n)]
     rated = [b for b in bots if rng.random() < 0.8]  # the others have no rating yet
     if tied:  # few distinct ratings: many pairs share a gap
@@ -67,7 +70,9 @@ def _case(rng: random.Random, tied: bool) -> tuple[
         return derive_seed(seed, f"ladder:{name}", 7)
 
     busy = {o: rng.randint(0, 3) for o in OWNERS[1:] if rng.random() < 0.4}
-    playing = {frozenset(p) for p in combinations([b.name for b in bots], 2) if rng.random() < 0.1}
+    share = rng.choice((0.05, 0.3))  # of the tables, being played
+    names = [b.name for b in bots]
+    playing = {frozenset(p) for p in combinations(names, 2) if rng.random() < share}
     return bots, ratings, draw, busy, playing
 
 
