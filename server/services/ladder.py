@@ -15,12 +15,13 @@ like any tournament's.
 
 from __future__ import annotations
 
-import random
 import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
+
+import numpy as np
 
 from games import derive_seed
 from hamlet.queues import queue_for
@@ -72,10 +73,8 @@ class LadderService:
         self.now = now or utcnow
         self.on_block = on_block  # told the game of each block scheduled (a metric)
         self._lock = threading.Lock()  # one scheduler at a time in this process
-        #: What the picks of the running top-up read (see _standings).
-        self._read: (
-            tuple[list[tuple[int, tuple[str, ...]]], str, list[BotRecord], dict[str, float]] | None
-        ) = None
+        #: What the picks of the running top-up read (see _pool).
+        self._read: tuple[list[tuple[int, tuple[str, ...]]], str, pairing.Pool] | None = None
 
     def join(self, bot: BotRecord, game: str) -> LadderStatus:
         """Opt a bot in (the caller's right to was checked) and schedule."""
@@ -178,34 +177,37 @@ class LadderService:
     ) -> tuple[BotRecord, ...] | None:
         """The next table (see :mod:`server.services.pairing`): a few statements and
         O(n log n) work for n bots on the ladder."""
-        entries, ratings = self._standings(game, open_blocks)
-        owner_of = {b.name: b.owner for b in entries}
+        pool = self._pool(game, open_blocks)
         busy: dict[str, int] = {}
         for _, names in open_blocks:
-            for owner in {owner_of.get(n, "") for n in names} - {""}:
+            for owner in {self._owner(pool, n) for n in names} - {""}:
                 busy[owner] = busy.get(owner, 0) + 1
         playing = {frozenset(names) for _, names in open_blocks}
         # Ties are drawn afresh for each block, from the season's seed and the block's number.
         top = self.store.max_round(season.tournament_id)
-        rng = random.Random(derive_seed(season.seed, "ladder", 0 if top is None else top + 1))
-        draws = {b.name: rng.getrandbits(63) for b in entries}
-        return pairing.nearest_pair(
-            entries, ratings, draws.__getitem__, busy, playing, OWNER_IN_FLIGHT
+        rng = np.random.default_rng(
+            derive_seed(season.seed, "ladder", 0 if top is None else top + 1)
         )
+        draws = rng.integers(0, 2**63, size=len(pool.bots), dtype=np.uint64)
+        return pool.pick(draws, busy, playing, OWNER_IN_FLIGHT)
 
-    def _standings(
-        self, game: str, open_blocks: list[tuple[int, tuple[str, ...]]]
-    ) -> tuple[list[BotRecord], dict[str, float]]:
+    @staticmethod
+    def _owner(pool: pairing.Pool, name: str) -> str:
+        """The owner of a bot on the ladder ("" for a built-in one or one no longer on it)."""
+        k = pool.place.get(name)
+        return "" if k is None else pool.bots[k].owner
+
+    def _pool(self, game: str, open_blocks: list[tuple[int, tuple[str, ...]]]) -> pairing.Pool:
         """The bots on the ladder and their live ratings, read once per top-up: the picks of
         one top-up share its list of open blocks (the cache holds that very list, so a later
         top-up, with a list of its own, reads afresh)."""
         cached = self._read
         if cached is not None and cached[0] is open_blocks and cached[1] == game:
-            return cached[2], cached[3]
+            return cached[2]
         entries = self.store.ladder_entries(game)
-        ratings = {r.bot: r.rating for r in self.store.leaderboard(game)}
-        self._read = (open_blocks, game, entries, ratings)
-        return entries, ratings
+        pool = pairing.Pool(entries, {r.bot: r.rating for r in self.store.leaderboard(game)})
+        self._read = (open_blocks, game, pool)
+        return pool
 
     def _games(self) -> list[str]:
         import games
