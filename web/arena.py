@@ -69,7 +69,19 @@ class ArenaReader:
 
     def bot(self, name: str) -> arena_pb2.BotInfo | None:
         """One bot by name, or None."""
-        return next((b for b in self.bots() if b.name == name), None)
+        found = self.bot_with_versions(name)
+        return None if found is None else found.bot
+
+    def bot_with_versions(self, name: str) -> arena_pb2.ListBotVersionsResponse | None:
+        """One bot by name with its versions (one call, however many bots there are), or
+        None if there is no such bot (or no bot could have that name)."""
+        try:
+            return self.bot_versions(name)
+        except grpc.RpcError as exc:
+            code = exc.code()  # type: ignore[attr-defined]
+            if code in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
+                return None
+            raise
 
     def leaderboard(self, game: str, rules_version: str = "") -> arena_pb2.Leaderboard:
         """A game's published rating and live Elo table."""

@@ -142,9 +142,10 @@ def recent_matches(r: ArenaReader, name: str, history: arena_pb2.BotHistory) -> 
 def bot(request: Request) -> Response:
     """``/bots/{name}?game=``: owner, versions, rating history, recent matches, opponents."""
     r = _reader(request)
-    info = r.bot(request.path_params["name"])
-    if info is None:
+    found = r.bot_with_versions(request.path_params["name"])
+    if found is None:
         raise HTTPException(404, f"no bot named {request.path_params['name']!r}")
+    info = found.bot
     game = request.query_params.get("game", "")
     if game not in info.games:
         game = info.games[0] if info.games else ""
@@ -163,5 +164,5 @@ def bot(request: Request) -> Response:
         history=history,
         chart=chart if points else None,
         recent=recent_matches(r, info.name, history),
-        versions=list(reversed(r.bot_versions(info.name).versions)),
+        versions=list(reversed(found.versions)),
     )

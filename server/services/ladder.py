@@ -7,24 +7,25 @@ tournament's, and the next season starts for the bots on the ladder. Whenever a 
 :data:`BLOCKS_IN_FLIGHT` open blocks. Each new block is the table of :data:`PLAYERS` opted-in
 bots whose outcome is most uncertain under the live Elo (expected score nearest 1/2), never two
 bots of one owner, no owner in more than :data:`OWNER_IN_FLIGHT` open blocks (the rate limit),
-and not a table already being played. A block is every seat rotation with one seed, and its
-seed derives from the season's committed seed like any tournament's.
+and not a table already being played (ties broken by seeded draws; the pick sorts by rating, see
+:mod:`server.services.pairing`, so it stays cheap with thousands of bots on the ladder). A block
+is every seat rotation with one seed, and its seed derives from the season's committed seed
+like any tournament's.
 """
 
 from __future__ import annotations
 
-import random
 import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from itertools import combinations
+
+import numpy as np
 
 from games import derive_seed
 from hamlet.queues import queue_for
-from server import elo
-from server.services import commitments, consent
+from server.services import commitments, consent, pairing
 from server.services import validation as v
 from server.services.caller import SYSTEM, Caller
 from server.services.dispatch import Dispatcher, sent_of
@@ -37,7 +38,7 @@ from server.storage import BotRecord, NewTournament, Store, TournamentRecord, To
 from server.storage.base import utcnow
 
 LADDER = "ladder"
-PLAYERS = 2
+PLAYERS = 2  # the pick (server.services.pairing) makes pairs
 BLOCKS_IN_FLIGHT = 4
 OWNER_IN_FLIGHT = 2
 SEASON_ROUNDS = 2**31 - 1  # never over: a round is one block
@@ -82,6 +83,8 @@ class LadderService:
         self.on_block = on_block  # told the game of each block scheduled (a metric)
         self._lock = threading.Lock()  # one scheduler at a time in this process
         self.quotas = quotas or QuotaService(store)
+        #: What the picks of the running top-up read (see _pool).
+        self._read: tuple[list[tuple[int, tuple[str, ...]]], str, pairing.Pool] | None = None
 
     def join(self, bot: BotRecord, game: str, caller: Caller = SYSTEM) -> LadderStatus:
         """Opt a bot in and schedule. The ladder is rated: ``caller`` may put on it their own
@@ -116,7 +119,7 @@ class LadderService:
         return LadderStatus(
             game,
             tid,
-            tuple(b.name for b in self.store.ladder_entries(game)),
+            tuple(self.store.ladder_names(game)),
             len(self.store.open_blocks(tid)) if tid else 0,
             0 if top is None else top + 1,
         )
@@ -185,47 +188,51 @@ class LadderService:
     def _pick(
         self, game: str, season: TournamentRecord, open_blocks: list[tuple[int, tuple[str, ...]]]
     ) -> tuple[BotRecord, ...] | None:
-        entries = self.store.ladder_entries(game)
-        ratings = {r.bot: r.rating for r in self.store.leaderboard(game)}
+        """The next table (see :mod:`server.services.pairing`): a few statements and
+        O(n log n) work for n bots on the ladder."""
+        pool = self._pool(game, open_blocks)
         busy: dict[str, int] = {}
         for _, names in open_blocks:
-            for owner in {self._owner(entries, n) for n in names} - {""}:
+            for owner in {self._owner(pool, n) for n in names} - {""}:
                 busy[owner] = busy.get(owner, 0) + 1
         playing = {frozenset(names) for _, names in open_blocks}
-        rng = random.Random(derive_seed(season.seed, "ladder", len(open_blocks)))
-        best: tuple[float, float, tuple[BotRecord, ...]] | None = None
-        for table in combinations(entries, PLAYERS):
-            owners = [b.owner for b in table if b.owner]
-            if len(owners) != len(set(owners)) or any(
-                busy.get(o, 0) >= OWNER_IN_FLIGHT for o in owners
-            ):
-                continue
-            if frozenset(b.name for b in table) in playing:
-                continue
-            a, b = (ratings.get(x.name, elo.INITIAL_RATING) for x in table)
-            uncertainty = abs(elo.expected_score(a, b) - 0.5)
-            key = (uncertainty, rng.random(), table)
-            if best is None or key[:2] < best[:2]:
-                best = key
-        return None if best is None else best[2]
+        # Ties are drawn afresh for each block, from the season's seed and the block's number.
+        top = self.store.max_round(season.tournament_id)
+        rng = np.random.default_rng(
+            derive_seed(season.seed, "ladder", 0 if top is None else top + 1)
+        )
+        draws = rng.integers(0, 2**63, size=len(pool.bots), dtype=np.uint64)
+        return pool.pick(draws, busy, playing, OWNER_IN_FLIGHT)
 
     @staticmethod
-    def _owner(entries: list[BotRecord], name: str) -> str:
-        return next((b.owner for b in entries if b.name == name), "")
+    def _owner(pool: pairing.Pool, name: str) -> str:
+        """The owner of a bot on the ladder ("" for a built-in one or one no longer on it)."""
+        k = pool.place.get(name)
+        return "" if k is None else pool.bots[k].owner
+
+    def _pool(self, game: str, open_blocks: list[tuple[int, tuple[str, ...]]]) -> pairing.Pool:
+        """The bots on the ladder and their live ratings, read once per top-up: the picks of
+        one top-up share its list of open blocks (the cache holds that very list, so a later
+        top-up, with a list of its own, reads afresh)."""
+        cached = self._read
+        if cached is not None and cached[0] is open_blocks and cached[1] == game:
+            return cached[2]
+        entries = self.store.ladder_entries(game)
+        pool = pairing.Pool(entries, {r.bot: r.rating for r in self.store.leaderboard(game)})
+        self._read = (open_blocks, game, pool)
+        return pool
 
     def _games(self) -> list[str]:
         import games
 
         return [g for g in games.names() if self._seasons(g)]
 
-    def _seasons(self, game: str) -> list[TournamentRecord]:
-        """A game's ladder seasons, newest first."""
-        return [
-            t for t in self.store.list_tournaments(1000) if t.format == LADDER and t.game == game
-        ]
+    def _seasons(self, game: str) -> int:
+        """How many ladder seasons a game has had."""
+        return self.store.count_tournaments(game, LADDER)
 
     def _current(self, game: str) -> TournamentRecord | None:
-        return next((t for t in self._seasons(game) if t.status is TournamentStatus.RUNNING), None)
+        return self.store.running_tournament(game, LADDER)
 
     def _season(self, game: str) -> TournamentRecord:
         found = self._current(game)
@@ -234,7 +241,7 @@ class LadderService:
         spec = v.game_spec(game)
         clock = self.rated_time_controls.for_game(game)
         seed, salt = secrets.randbits(63), commitments.nonce()
-        tid = season_id(game, len(self._seasons(game)) + 1)
+        tid = season_id(game, self._seasons(game) + 1)
         self.store.create_tournament(
             NewTournament(
                 tournament_id=tid,

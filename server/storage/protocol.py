@@ -151,6 +151,15 @@ class Store(Protocol):
         """Newest first."""
         ...
 
+    def running_tournament(self, game: str, fmt: str) -> TournamentRecord | None:
+        """The newest RUNNING tournament of ``game`` in format ``fmt`` (a ladder's season),
+        or None."""
+        ...
+
+    def count_tournaments(self, game: str, fmt: str) -> int:
+        """How many tournaments of ``game`` in format ``fmt`` there are, in any status."""
+        ...
+
     def set_tournament_status(
         self, tournament_id: str, status: TournamentStatus, only_from: Sequence[TournamentStatus]
     ) -> bool:
@@ -267,6 +276,10 @@ class Store(Protocol):
     ) -> dict[str, bool]:
         """The bots among ``bot_names`` that an accepted invitation, unexpired at ``now``,
         lets ``user_id`` enter: bot name -> whether in rated events too. One query."""
+        ...
+
+    def ladder_names(self, game: str) -> list[str]:
+        """The names of the bots on a game's ladder (as :meth:`ladder_entries`, names only)."""
         ...
 
     def save_sprt(self, record: SprtRecord) -> None:

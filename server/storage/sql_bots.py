@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Row, Select, and_, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -150,8 +151,8 @@ class BotsPart(SqlBase):
 
     def get_bot(self, name: str) -> BotRecord | None:
         with self._tx() as s:
-            bot = s.scalar(select(m.Bot).where(m.Bot.name == name))
-            return None if bot is None else self._bot_record(s, bot)
+            row = s.execute(bot_rows().where(m.Bot.name == name)).first()
+            return None if row is None else bot_from_row(row)
 
     def get_bot_version(self, name: str, version: int) -> BotRecord | None:
         with self._tx() as s:
@@ -166,14 +167,15 @@ class BotsPart(SqlBase):
             return None if bot is None or row is None else self._bot_record(s, bot, row)
 
     def list_bots(self, game: str = "", include_retired: bool = False) -> list[BotRecord]:
+        # One statement whatever the number of bots: each row joins its latest version and
+        # its owner's name.
+        query = bot_rows().order_by(m.Bot.name)
+        if not include_retired:
+            query = query.where(m.Bot.retired.is_(False))
         with self._tx() as s:
-            bots = s.scalars(select(m.Bot).order_by(m.Bot.name)).all()
-            records = [self._bot_record(s, b) for b in bots]
-        return [
-            r
-            for r in records
-            if (include_retired or not r.retired) and (not game or game in r.games)
-        ]
+            # Core rows (no ORM loading): thousands of bots are read at Core's pace.
+            records = [bot_from_row(row) for row in s.connection().execute(query).all()]
+        return [r for r in records if not game or game in r.games]
 
     def list_bot_versions(self, name: str) -> list[BotVersionRecord] | None:
         with self._tx() as s:
@@ -234,12 +236,9 @@ class BotsPart(SqlBase):
     def _bot_record(self, s: Session, bot: m.Bot, version: m.BotVersion | None = None) -> BotRecord:
         """The bot at ``version`` (default: its latest)."""
         if version is None:
-            version = s.scalar(
-                select(m.BotVersion)
-                .where(m.BotVersion.bot_id == bot.id)
-                .order_by(m.BotVersion.version.desc())
-                .limit(1)
-            )
+            row = s.execute(bot_rows().where(m.Bot.id == bot.id)).first()
+            if row is not None:
+                return bot_from_row(row)
         return BotRecord(
             name=bot.name,
             origin=bot.origin,
@@ -262,6 +261,63 @@ class BotsPart(SqlBase):
         if bot.owner_id is None:
             return ""
         return s.scalar(select(m.User.name).where(m.User.id == bot.owner_id)) or ""
+
+
+def bot_rows() -> Select[*tuple[Any, ...]]:
+    """A query of :func:`bot_from_row`'s rows: each bot with its latest version (none if it
+    has none) and its owner's name (none for built-in bots), in one statement; callers add
+    their filters, joins and order."""
+    latest = (
+        select(func.max(m.BotVersion.version))
+        .where(m.BotVersion.bot_id == m.Bot.id)
+        .correlate(m.Bot)
+        .scalar_subquery()
+    )
+    return (
+        select(
+            m.Bot.name,
+            m.Bot.origin,
+            m.Bot.games,
+            m.Bot.description,
+            m.Bot.retired,
+            m.Bot.created_at,
+            m.Bot.permission,
+            m.BotVersion.version,
+            m.BotVersion.id,
+            m.BotVersion.code_sha256,
+            m.BotVersion.runtime,
+            m.BotVersion.endpoint,
+            m.BotVersion.ca_pem,
+            m.User.name,
+        )
+        .select_from(m.Bot)
+        .outerjoin(
+            m.BotVersion, and_(m.BotVersion.bot_id == m.Bot.id, m.BotVersion.version == latest)
+        )
+        .outerjoin(m.User, m.User.id == m.Bot.owner_id)
+    )
+
+
+def bot_from_row(row: Row[*tuple[Any, ...]]) -> BotRecord:
+    """A :func:`bot_rows` row as a record."""
+    (name, origin, games, description, retired, created_at, permission) = row[:7]
+    (version, version_id, sha256, runtime, endpoint, ca_pem, owner) = row[7:]
+    return BotRecord(
+        name=name,
+        origin=origin,
+        games=tuple(g for g in games.split(",") if g),
+        description=description,
+        latest_version=version or 0,
+        version_id=version_id or 0,
+        retired=retired,
+        code_sha256=sha256 or "",
+        created_at=created_at,
+        runtime=runtime or "",
+        endpoint=endpoint or "",
+        ca_pem=ca_pem or "",
+        owner=owner or "",
+        permission=permission or "private",
+    )
 
 
 def _bot_for_version(

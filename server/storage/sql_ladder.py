@@ -8,7 +8,7 @@ from sqlalchemy import delete, func, select
 
 from server.storage import models as m
 from server.storage.base import BotRecord, SprtRecord
-from server.storage.sql_bots import BotsPart
+from server.storage.sql_bots import BotsPart, bot_from_row, bot_rows
 from server.storage.sqlbase import FINAL
 
 
@@ -35,13 +35,24 @@ class LadderPart(BotsPart):
 
     def ladder_entries(self, game: str) -> list[BotRecord]:
         with self._tx() as s:
-            bots = s.scalars(
-                select(m.Bot)
+            rows = s.connection().execute(
+                bot_rows()
                 .join(m.LadderEntry, m.LadderEntry.bot_id == m.Bot.id)
                 .where(m.LadderEntry.game == game, m.Bot.retired.is_(False))
                 .order_by(m.Bot.name)
-            ).all()
-            return [self._bot_record(s, b) for b in bots]
+            )
+            return [bot_from_row(row) for row in rows.all()]
+
+    def ladder_names(self, game: str) -> list[str]:
+        with self._tx() as s:
+            return list(
+                s.scalars(
+                    select(m.Bot.name)
+                    .join(m.LadderEntry, m.LadderEntry.bot_id == m.Bot.id)
+                    .where(m.LadderEntry.game == game, m.Bot.retired.is_(False))
+                    .order_by(m.Bot.name)
+                )
+            )
 
     def save_sprt(self, record: SprtRecord) -> None:
         with self._tx() as s:

@@ -121,6 +121,31 @@ class TournamentsPart(SqlBase):
             ).all()
             return [r for r in (self._tournament_record(s, i) for i in ids) if r is not None]
 
+    def running_tournament(self, game: str, fmt: str) -> TournamentRecord | None:
+        with self._tx() as s:
+            found = s.scalar(
+                select(m.Tournament.id)
+                .where(
+                    m.Tournament.status == TournamentStatus.RUNNING.value,
+                    m.Tournament.game == game,
+                    m.Tournament.format == fmt,
+                )
+                .order_by(m.Tournament.created_at.desc(), m.Tournament.id.desc())
+                .limit(1)
+            )
+            return None if found is None else self._tournament_record(s, found)
+
+    def count_tournaments(self, game: str, fmt: str) -> int:
+        with self._tx() as s:
+            return int(
+                s.scalar(
+                    select(func.count()).where(
+                        m.Tournament.game == game, m.Tournament.format == fmt
+                    )
+                )
+                or 0
+            )
+
     def tournament_counts(self) -> dict[TournamentStatus, int]:
         with self._tx() as s:
             rows = s.execute(
