@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from server import credentials
-from server.cli import main
+from cli import credentials
+from cli.main import main
 from tests.server import fakeworker
 from tests.server.conftest import Running
 

@@ -1,16 +1,16 @@
 """The ``hamlet challenge`` and ``hamlet invitations`` commands' arguments (their code is
-``server.commands_consent``; ``hamlet bot permission`` is with the other bot commands)."""
+``cli.commands_consent``; ``hamlet bot permission`` is with the other bot commands)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from server.cli_bot import Add
+from cli.args_bot import Add
 
 
 def add_commands(sub: Any, add: Add) -> None:
     """Add ``challenge`` and ``invitations`` to the top-level subparsers ``sub``."""
-    from server import commands_consent as cco
+    from cli import commands_consent as cco
 
     p = add(
         "challenge",

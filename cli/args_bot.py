@@ -1,5 +1,5 @@
-"""The ``hamlet bot ...`` commands' arguments (their code is ``server.commands_bots``,
-``server.commands_play`` and ``server.commands_ranked``)."""
+"""The ``hamlet bot ...`` commands' arguments (their code is ``cli.commands_bots``,
+``cli.commands_play`` and ``cli.commands_ranked``)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ Add = Callable[..., argparse.ArgumentParser]
 
 def add_commands(sub: Any, add: Add) -> None:
     """Add ``bot`` and its actions to the top-level subparsers ``sub``."""
-    from server import commands_bots as cb
-    from server import commands_consent as cco
-    from server import commands_play as cp
-    from server import commands_ranked as cr
+    from cli import commands_bots as cb
+    from cli import commands_consent as cco
+    from cli import commands_play as cp
+    from cli import commands_ranked as cr
 
     bot = sub.add_parser(
         "bot",

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 
 import grpc
 
+from cli import console, datalock
+from cli.console import out
+from cli.processes import Child, StartError, preferred, start_redis, start_worker
 from hamlet.channels import open_channel, read_token_file
 from hamlet.v1 import arena_pb2, arena_pb2_grpc
-from server import console, datalock
-from server.console import out
-from server.processes import Child, StartError, preferred, start_redis, start_worker
 from server.services.accounts import ADMIN_TOKEN_FILE
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def run_demo(
     """One short round robin per game among the built-in bots; True if all finished. Rated,
     at each game's rated time control, unless ``decision_ms`` names a limit of its own (rated
     play has one time control per game)."""
-    from server.commands import watch_tournament
+    from cli.commands import watch_tournament
 
     ok = True
     for game, announced in by_game.items():

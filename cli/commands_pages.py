@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from cli import console
 from hamlet.paging import match_pages
 from hamlet.v1 import arena_pb2_grpc, common_pb2
-from server import console
 
 #: Matches per ListMatches call: a page answers well within any per-call timeout.
 PAGE_SIZE = 500

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from server import console, credentials
+from cli import console, credentials
 
 if TYPE_CHECKING:
     from web.app import WebSettings
