@@ -249,11 +249,11 @@ def watch_tournament(
             print_json(to_dict(event))
         return last
     with Progress(
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        TextColumn("{task.fields[note]}"),
+        TextColumn("{task.fields[note]}", markup=False),
         console=out,
         transient=False,
     ) as progress:
