@@ -11,9 +11,10 @@ the seed-commitment formula that ``hamlet match verify`` recomputes). Nothing im
 (``tests/test_layering.py`` keeps this true).
 
 * :mod:`cli.main` — the argument parser, exit codes and the console script's ``main``;
-  :mod:`cli.args_bot`, :mod:`cli.args_consent` — the arguments of ``bot ...``, ``challenge``
-  and ``invitations``;
+  :mod:`cli.args_bot` — the arguments of ``bot ...``, ``challenge`` and ``invitations``;
 * ``cli.commands*`` — one module per family of commands: each makes a call or two and renders;
+  :mod:`cli.commands_local` runs things on this machine (``server``, ``up``, ``worker``,
+  ``web``, ``rebuild-ratings``);
 * :mod:`cli.console`, :mod:`cli.console_play` — rendering (rich tables, JSON), and
   :mod:`cli.safe_text`, which strips terminal escapes from what users wrote;
 * :mod:`cli.credentials` — where the token and the CA certificate are found;

@@ -8,9 +8,9 @@ import json
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cli import commands_seat, console, credentials
-from cli.commands_pages import read_matches
 from cli.console import out, print_json, to_dict
 from hamlet.channels import open_channel
+from hamlet.paging import match_pages
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -28,6 +28,34 @@ def arena(args: argparse.Namespace) -> arena_pb2_grpc.ArenaStub:
     token, _ = credentials.find_token()
     channel = open_channel(args.server, token=token or None, ca_file=credentials.tls_ca())
     return arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
+
+
+#: Matches per ListMatches call: a page answers well within any per-call timeout.
+PAGE_SIZE = 500
+
+
+def read_matches(
+    stub: arena_pb2_grpc.ArenaStub, tournament_id: str, timeout: float | None
+) -> list[common_pb2.Match]:
+    """Every match of a tournament; ``timeout`` bounds each page's call, not the whole read.
+    The bar (on stderr, so ``--json`` output stays clean) shows only past the first page."""
+    pages = match_pages(stub, tournament_id, page_size=PAGE_SIZE, timeout=timeout)
+    first = next(pages)
+    out = list(first.matches)
+    if not first.next_page_token:
+        return out
+    with Progress(
+        TextColumn("[bold]matches"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console.err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("matches", total=first.total, completed=len(out))
+        for page in pages:
+            out.extend(page.matches)
+            progress.update(task, completed=len(out), total=page.total)
+    return out
 
 
 def games(args: argparse.Namespace) -> int:

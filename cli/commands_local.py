@@ -1,6 +1,7 @@
-"""The CLI's local commands that run the service or its parts on this machine: ``hamlet
-server``, ``hamlet up`` (see :mod:`cli.embedded`), ``hamlet worker`` and ``hamlet
-rebuild-ratings``. These, and only these, import :mod:`server` to run it in this process."""
+"""The CLI's commands that run the service or its parts on this machine: ``hamlet server``,
+``hamlet up`` (see :mod:`cli.embedded`), ``hamlet worker``, ``hamlet web`` (the web app of
+:mod:`web`, over the gRPC API) and ``hamlet rebuild-ratings``. With :mod:`cli.embedded`,
+these are the commands that import :mod:`server`, to run it in this process."""
 
 from __future__ import annotations
 
@@ -9,14 +10,16 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cli import console, datalock
+from cli import console, credentials, datalock
 from cli.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from cli.console import out, print_json, to_dict
 
 if TYPE_CHECKING:
     from server.config import Settings
+    from web.app import WebSettings
 
 
 def rebuild_ratings(args: argparse.Namespace) -> int:
@@ -139,3 +142,48 @@ def up(args: argparse.Namespace) -> int:
         console.err.print("hamlet up: --workers and --concurrency must be at least 1")
         return EXIT_USAGE
     return run_embedded(args)
+
+
+DEFAULT_WEB_PORT = 8080
+
+
+def settings_from(args: argparse.Namespace) -> WebSettings:
+    """The web app's settings from the command line and the environment."""
+    from hamlet.channels import read_token_file
+    from web.app import WebSettings
+
+    token_file = os.environ.get("HAMLET_WEB_TOKEN_FILE", "")
+    token = read_token_file(Path(token_file)) if token_file else None
+    return WebSettings(
+        server=args.server,
+        ca_file=credentials.tls_ca(),
+        token=token,
+        secure_cookies=args.secure_cookies,
+    )
+
+
+def web(args: argparse.Namespace) -> int:
+    """``hamlet web``: serve the web app until Ctrl-C."""
+    from web.serve import bind, serve_forever
+
+    try:
+        settings = settings_from(args)
+    except OSError as exc:
+        console.err.print(f"hamlet web: cannot read HAMLET_WEB_TOKEN_FILE: {exc}")
+        return EXIT_USAGE
+    port = (
+        args.port
+        if args.port is not None
+        else int(os.environ.get("HAMLET_WEB_PORT", DEFAULT_WEB_PORT))
+    )
+    try:
+        sock = bind(args.host, port)
+    except OSError as exc:
+        console.err.print(f"hamlet web: cannot listen on {args.host}:{port}: {exc}")
+        return EXIT_FAILED
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    console.out.print(
+        f"Hamlet web on http://{shown}:{sock.getsockname()[1]}/ reading from {args.server}"
+    )
+    serve_forever(settings, sock)
+    return EXIT_OK

@@ -56,12 +56,11 @@ def _server_addr() -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from cli import args_bot, args_consent
+    from cli import args_bot
     from cli import commands as c
     from cli import commands_accounts as ca
     from cli import commands_local as cl
     from cli import commands_ranked as cr
-    from cli import commands_web as cw
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -96,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="include retired bots")
 
     args_bot.add_commands(sub, add)
-    args_consent.add_commands(sub, add)
+    args_bot.add_consent_commands(sub, add)
 
     p = add("sprt", cr.sprt, "is bot B better than bot A? a sequential test on paired blocks")
     p.add_argument("a", metavar="A", help="the baseline")
@@ -265,7 +264,7 @@ def _parser() -> argparse.ArgumentParser:
         "--metrics-port", type=int, default=None, help="metrics port (HAMLET_METRICS_PORT)"
     )
 
-    p = add("web", cw.web, "serve the read-only web app (leaderboards, tournaments, replays)")
+    p = add("web", cl.web, "serve the read-only web app (leaderboards, tournaments, replays)")
     p.add_argument("--host", default="127.0.0.1", help="listen address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="HTTP port (HAMLET_WEB_PORT, 8080)")
     p.add_argument(
