@@ -6,9 +6,9 @@ Which way imports point: ``cli`` sits on top. It reaches the service through the
 and the web app through :mod:`web.serve`. It imports :mod:`server` only where a command runs
 the service in this process or on its database: ``hamlet server`` and ``hamlet up``
 (:mod:`server.app`, :mod:`server.config`, :mod:`server.logs`), ``hamlet rebuild-ratings`` (the
-store), and the few names both sides of the data directory share (the token files' names,
-the seed-commitment formula that ``hamlet match verify`` recomputes). Nothing imports ``cli``
-(``tests/test_layering.py`` keeps this true).
+store), and ``hamlet match verify`` (the one seed-commitment formula); the other commands
+load nothing of the server. Nothing imports ``cli`` (``tests/test_layering.py`` keeps this
+true).
 
 * :mod:`cli.main` — the argument parser, exit codes and the console script's ``main``;
   :mod:`cli.args_bot` — the arguments of ``bot ...``, ``challenge`` and ``invitations``;

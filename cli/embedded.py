@@ -20,11 +20,11 @@ import grpc
 
 from cli import console, datalock
 from cli.console import out
+from cli.credentials import ADMIN_TOKEN_FILE
 from cli.processes import Child, StartError, preferred, start_redis, start_worker
 from cli.safe_text import literal
 from hamlet.channels import open_channel, read_token_file
 from hamlet.v1 import arena_pb2, arena_pb2_grpc
-from server.services.accounts import ADMIN_TOKEN_FILE
 
 if TYPE_CHECKING:
     from server.config import Settings

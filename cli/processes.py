@@ -19,7 +19,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from server.services.accounts import WORKER_TOKEN_FILE
+from cli.credentials import WORKER_TOKEN_FILE
 
 
 class StartError(RuntimeError):

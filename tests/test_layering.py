@@ -43,9 +43,6 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("cli.embedded", "server.app"): "`hamlet up` runs the service in this process",
     ("cli.embedded", "server.config"): "... with the service's settings",
     ("cli.embedded", "server.logs"): "... and its logs",
-    ("cli.embedded", "server.services.accounts"): "the admin token file the server writes",
-    ("cli.processes", "server.services.accounts"): "the worker token file the server writes",
-    ("cli.credentials", "server.services.accounts"): "the admin token file; write_private",
     ("cli.commands_ranked", "server.services.commitments"): "`match verify` recomputes the "
     "published seed commitment with the one formula",
 }
