@@ -65,10 +65,10 @@ class Stack:
 
 @contextmanager
 def stack(tmp: Path, workers: int, concurrency: int, database_url: str = "") -> Iterator[Stack]:
+    from cli.embedded import wait_for_bots
+    from cli.processes import start_redis, start_worker
     from server.app import build_server
     from server.config import Settings
-    from server.embedded import wait_for_bots
-    from server.processes import start_redis, start_worker
 
     logs = tmp / "logs"
     logs.mkdir(parents=True)

@@ -9,13 +9,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from bots.api import Decision
 from games import Action, State
-
-if TYPE_CHECKING:
-    from workers.trace import SeatTrace
 
 
 class BotKind(enum.Enum):
@@ -88,6 +85,38 @@ class LoggedDecision:
     action_text: str
     seconds: float
     by_fallback: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TracedDecision:
+    """One decision as the seat met it."""
+
+    #: The seat's own decision counter (0, 1, 2, ... for this seat), as the bot was told.
+    seat_decision: int
+    #: The seat's observation as sent to the bot (JSON-like).
+    observation: dict[str, Any]
+    #: The legal actions as dicts, in the order the bot was given them.
+    legal: tuple[dict[str, Any], ...]
+    #: The index the bot answered; -1 when it faulted instead (see ``fault``).
+    answer: int
+    seconds: float
+    #: What the bot wrote to stderr while deciding (bounded; "" for built-in bots).
+    stderr: str = ""
+    #: The fault's text when the bot failed to answer, else "". (A fault the runner finds in
+    #: an answer, an illegal index or an exhausted bank, is in the match's forfeit record.)
+    fault: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTrace:
+    """Everything one seat saw and did in one match."""
+
+    seat: int
+    decisions: tuple[TracedDecision, ...]
+    #: The last of the bot's stderr at the end of the match (bounded).
+    stderr_tail: str = ""
+    #: Decisions not kept because the trace was full.
+    dropped: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,8 +22,7 @@ import grpc
 
 from hamlet.channels import open_channel
 from hamlet.v1 import worker_pb2, worker_pb2_grpc
-from workers.model import BotKind, ForfeitReason, MatchPlan, MatchRecord, SeatPlan
-from workers.trace import SeatTrace
+from workers.model import BotKind, ForfeitReason, MatchPlan, MatchRecord, SeatPlan, SeatTrace
 
 #: Status codes worth retrying: the server may answer on a later attempt.
 RETRYABLE = frozenset(

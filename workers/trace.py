@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import replace
+from typing import Protocol, runtime_checkable
 
 import games
 from bots.api import Decision
 from games import Action, State
-from workers.model import BotError, BotKind, SeatClient
+from workers.model import BotError, BotKind, SeatClient, SeatTrace, TracedDecision
 
 #: Defaults for the bounds (per seat, per match). The server refuses a reported trace beyond
 #: them (``server/services/seattraces.py`` holds the same numbers; a test keeps them equal).
@@ -32,38 +32,6 @@ MAX_STDERR_TAIL = 8_000
 MAX_STDERR_PER_SEAT = 64 << 10
 #: Characters of a fault's text (the runner keeps as much of a forfeit's detail).
 MAX_FAULT = 500
-
-
-@dataclass(frozen=True, slots=True)
-class TracedDecision:
-    """One decision as the seat met it."""
-
-    #: The seat's own decision counter (0, 1, 2, ... for this seat), as the bot was told.
-    seat_decision: int
-    #: The seat's observation as sent to the bot (JSON-like).
-    observation: dict[str, Any]
-    #: The legal actions as dicts, in the order the bot was given them.
-    legal: tuple[dict[str, Any], ...]
-    #: The index the bot answered; -1 when it faulted instead (see ``fault``).
-    answer: int
-    seconds: float
-    #: What the bot wrote to stderr while deciding (bounded; "" for built-in bots).
-    stderr: str = ""
-    #: The fault's text when the bot failed to answer, else "". (A fault the runner finds in
-    #: an answer, an illegal index or an exhausted bank, is in the match's forfeit record.)
-    fault: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class SeatTrace:
-    """Everything one seat saw and did in one match."""
-
-    seat: int
-    decisions: tuple[TracedDecision, ...]
-    #: The last of the bot's stderr at the end of the match (bounded).
-    stderr_tail: str = ""
-    #: Decisions not kept because the trace was full.
-    dropped: int = 0
 
 
 @runtime_checkable

@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from workers.model import MatchPlan, MatchRecord
-from workers.trace import SeatTrace, decision_indices
+from workers.model import MatchPlan, MatchRecord, SeatTrace
+from workers.trace import decision_indices
 
 FORMAT = "hamlet-trace/1"
 

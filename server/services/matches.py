@@ -1,4 +1,4 @@
-"""Matches: claims and reports from workers (idempotent by match id), lease re-queueing,
+"""Matches: the workers' claims and reports (idempotent by match id), lease re-queueing,
 reading matches back and replaying them through the engine."""
 
 from __future__ import annotations

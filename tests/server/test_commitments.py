@@ -7,8 +7,8 @@ import hashlib
 import grpc
 import pytest
 
+from cli.main import main
 from hamlet.v1 import arena_pb2
-from server.cli import main
 from server.services.commitments import commitment, committed_text, table_seed
 from tests.server import fakeworker
 from tests.server.conftest import Running

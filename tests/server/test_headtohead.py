@@ -6,9 +6,9 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from cli.main import main
 from hamlet.paging import all_matches
 from hamlet.v1 import arena_pb2
-from server.cli import main
 from tests.server import fakeworker
 from tests.server.conftest import Running
 

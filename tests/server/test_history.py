@@ -5,8 +5,8 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from cli.main import main
 from hamlet.v1 import arena_pb2
-from server.cli import main
 from tests.server import fakeworker
 from tests.server.conftest import Running
 

@@ -21,9 +21,9 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from bots.archive import MAX_MANIFEST_BYTES, ArchiveError, check, measure
+from cli.main import main
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from server.app import build_server
-from server.cli import main
 from server.config import ConfigError, Settings
 from server.remote_hosts import AllowList
 from server.services.quotas import Quota, QuotaLimits, QuotaService, day_start, utcnow, variable

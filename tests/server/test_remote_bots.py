@@ -260,7 +260,7 @@ def test_dns_rebinding_after_registration_reaches_no_private_host(
 def test_the_cli_registers_a_remote_bot(
     remote: Running, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from server.cli import main
+    from cli.main import main
 
     monkeypatch.setenv("HAMLET_TOKEN", remote.admin_token)
     srv = ("--server", remote.addr)

@@ -9,8 +9,8 @@ from collections.abc import Callable
 import grpc
 import pytest
 
+from cli.main import main
 from hamlet.v1 import arena_pb2, worker_pb2
-from server.cli import main
 from server.services import seattraces
 from tests.server import fakeworker
 from tests.server.conftest import Running, row_counts

@@ -15,10 +15,10 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 import games
+from cli.console import to_dict
+from cli.main import main
 from hamlet import codec
 from hamlet.v1 import arena_pb2
-from server.cli import main
-from server.console import to_dict
 from tests.server import fakeworker
 from tests.server.conftest import Running
 from workers.clients import CodeCache, SeatClients

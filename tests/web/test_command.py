@@ -15,7 +15,7 @@ from tests.web.conftest import Site
 def test_hamlet_web_serves_the_pages_and_prints_its_address(site: Site) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HAMLET_")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "web", "--server", site.addr, "--port", "0"],
+        [sys.executable, "-m", "cli", "web", "--server", site.addr, "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -11,15 +11,13 @@ from bots import registry
 from tests import toygame
 from tests.workers.scripted import Scripted
 from workers.clients import BuiltinClient
-from workers.model import BotKind, MatchPlan, SeatClient, SeatPlan
+from workers.model import BotKind, MatchPlan, SeatClient, SeatPlan, SeatTrace, TracedDecision
 from workers.play import play_plan
 from workers.reporting import outcome_to_proto
 from workers.trace import (
     MAX_FAULT,
     MAX_STDERR_PER_DECISION,
     MAX_STDERR_PER_SEAT,
-    SeatTrace,
-    TracedDecision,
     bounded,
 )
 

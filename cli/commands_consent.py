@@ -8,10 +8,10 @@ from collections.abc import Iterable
 from rich.table import Table
 from rich.text import Text
 
+from cli import console
+from cli.commands import EXIT_OK, arena
+from cli.console import out, print_json, to_dict
 from hamlet.v1 import arena_pb2
-from server import console
-from server.commands import EXIT_OK, arena
-from server.console import out, print_json, to_dict
 
 PERMISSIONS = {
     "private": arena_pb2.BOT_PERMISSION_PRIVATE,

@@ -15,10 +15,10 @@ from typing import Any
 
 import grpc
 
+from cli import console
+from cli.console import out, print_json, to_dict
 from hamlet import codec
 from hamlet.v1 import arena_pb2, common_pb2
-from server import console
-from server.console import out, print_json, to_dict
 
 EXIT_OK, EXIT_FAILED = 0, 1
 #: The longest rendering of one value of an observation in the compact form.

@@ -14,8 +14,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from server import cli
-from server.cli import main
+from cli import main as cli
+from cli.main import main
 from tests.server import fakeworker
 from tests.server.conftest import Running
 
@@ -102,7 +102,7 @@ def test_exit_codes(running: Running, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_unreachable_server(capsys: pytest.CaptureFixture[str]) -> None:
-    from server.processes import free_port
+    from cli.processes import free_port
 
     code, _, err = run(capsys, "games", "--server", f"127.0.0.1:{free_port()}", "--timeout", "1")
     assert code == 4 and "cannot reach the server" in err
@@ -118,7 +118,7 @@ def test_hamlet_server_command_serves_and_stops(tmp_path: Path) -> None:
         "HAMLET_LOG_FORMAT": "json",
     }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "server"],
+        [sys.executable, "-m", "cli", "server"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
@@ -157,7 +157,7 @@ def test_hamlet_server_command_serves_and_stops(tmp_path: Path) -> None:
 def test_hamlet_server_reports_a_bad_setting(tmp_path: Path) -> None:
     env = {**os.environ, "HAMLET_DATA_DIR": str(tmp_path), "HAMLET_GRPC_PORT": "many"}
     proc = subprocess.run(
-        [sys.executable, "-m", "server.cli", "server"],
+        [sys.executable, "-m", "cli", "server"],
         capture_output=True,
         text=True,
         env=env,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from cli import console
+from cli.commands import EXIT_OK, EXIT_USAGE, arena
+from cli.console import out, print_json, to_dict
 from hamlet.v1 import arena_pb2
-from server import console
-from server.commands import EXIT_OK, EXIT_USAGE, arena
-from server.console import out, print_json, to_dict
 
 
 def read_submission(path: Path) -> tuple[str, bytes]:
@@ -78,7 +78,7 @@ def bot_versions(args: argparse.Namespace) -> int:
 
 def bot_show(args: argparse.Namespace) -> int:
     """``hamlet bot show NAME[@VERSION]``."""
-    from server.commands_consent import permission_text
+    from cli.commands_consent import permission_text
 
     stub = arena(args)
     req = arena_pb2.GetBotVersionRequest(bot=args.bot)

@@ -1,5 +1,6 @@
-"""The ``hamlet bot ...`` commands' arguments (their code is ``server.commands_bots``,
-``server.commands_play`` and ``server.commands_ranked``)."""
+"""The arguments of ``hamlet bot ...`` (their code is in ``cli.commands_bots``,
+``cli.commands_play`` and ``cli.commands_ranked``), and of ``hamlet challenge`` and ``hamlet
+invitations`` (``cli.commands_consent``)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ Add = Callable[..., argparse.ArgumentParser]
 
 def add_commands(sub: Any, add: Add) -> None:
     """Add ``bot`` and its actions to the top-level subparsers ``sub``."""
-    from server import commands_bots as cb
-    from server import commands_consent as cco
-    from server import commands_play as cp
-    from server import commands_ranked as cr
+    from cli import commands_bots as cb
+    from cli import commands_consent as cco
+    from cli import commands_play as cp
+    from cli import commands_ranked as cr
 
     bot = sub.add_parser(
         "bot",
@@ -96,3 +97,30 @@ def add_commands(sub: Any, add: Add) -> None:
     p.add_argument(
         "--trace", type=Path, default=None, metavar="DIR", help="write every decision to DIR"
     )
+
+
+def add_consent_commands(sub: Any, add: Add) -> None:
+    """Add ``challenge`` and ``invitations`` to the top-level subparsers ``sub``."""
+    from cli import commands_consent as cco
+
+    p = add(
+        "challenge",
+        cco.challenge,
+        "ask a bot's owner to let you enter it in your events (they answer with "
+        "`hamlet invitations accept ID`)",
+    )
+    p.add_argument("bot", metavar="BOT")
+    p.add_argument("--rated", action="store_true", help="rated events too (default: unrated)")
+    p.add_argument("--message", default="", help="a note to the owner (at most 200 characters)")
+    p = add(
+        "invitations",
+        cco.invitations,
+        "invitations you received (for your bots) and sent; accept or decline one",
+    )
+    actions = p.add_subparsers(dest="invitations_command", required=False, metavar="ACTION")
+    for action, text in (
+        ("accept", "let the challenger enter your bot (until the grant expires)"),
+        ("decline", "refuse a challenge, or withdraw an invitation you accepted"),
+    ):
+        q = add(action, cco.invitations, text, actions)
+        q.add_argument("invitation_id", type=int, metavar="ID")

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from server.cli import main
+from cli.main import main
 from tests.server.conftest import Running
 
 

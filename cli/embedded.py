@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING
 
 import grpc
 
+from cli import console, datalock
+from cli.console import out
+from cli.credentials import ADMIN_TOKEN_FILE
+from cli.processes import Child, StartError, preferred, start_redis, start_worker
+from cli.safe_text import literal
 from hamlet.channels import open_channel, read_token_file
 from hamlet.v1 import arena_pb2, arena_pb2_grpc
-from server import console, datalock
-from server.console import out
-from server.processes import Child, StartError, preferred, start_redis, start_worker
-from server.services.accounts import ADMIN_TOKEN_FILE
 
 if TYPE_CHECKING:
     from server.config import Settings
@@ -70,7 +71,7 @@ def run_demo(
     """One short round robin per game among the built-in bots; True if all finished. Rated,
     at each game's rated time control, unless ``decision_ms`` names a limit of its own (rated
     play has one time control per game)."""
-    from server.commands import watch_tournament
+    from cli.commands import watch_tournament
 
     ok = True
     for game, announced in by_game.items():
@@ -83,8 +84,9 @@ def run_demo(
             timeout=30,
         )  # fmt: skip
         out.print(
-            f"\n[bold]{game}[/]: tournament {t.tournament_id}, "
-            f"{t.matches_total} matches among {', '.join(bots)}"
+            f"\n[bold]{literal(game)}[/]: tournament {literal(t.tournament_id)}, "
+            f"{t.matches_total} matches among {literal(', '.join(bots))}",
+            markup=True,
         )
         try:
             final = watch_tournament(stub, t.tournament_id, timeout=DEMO_TIMEOUT_SECONDS)
@@ -178,7 +180,7 @@ def _run(args: argparse.Namespace, base: Settings, data_dir: Path) -> int:
                 stack.callback(_stop, w)
             web = start_web(addr, getattr(args, "web_port", 8080))
             stack.callback(_stop_web, web)
-            out.print("[bold]Hamlet is up[/]")
+            out.print("[bold]Hamlet is up[/]", markup=True)
             out.print(f"  web             {web.url}")
             out.print(f"  gRPC server     {addr}   (HAMLET_SERVER_ADDR={addr})")
             out.print(f"  server metrics  http://127.0.0.1:{server.metrics_port}/metrics")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from server import datalock
-from server.cli import main
+from cli import datalock
+from cli.main import main
 from tests.server import fakeworker
 from tests.server.conftest import Running
 
@@ -140,7 +140,7 @@ def serving(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], dict[str, s
         HAMLET_REDIS_URL="redis://127.0.0.1:1/0",
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "server"],
+        [sys.executable, "-m", "cli", "server"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
@@ -162,7 +162,7 @@ def test_a_second_process_on_a_data_directory_in_use_is_refused(
 ) -> None:
     proc, env = serving
     refused = subprocess.run(
-        [sys.executable, "-m", "server.cli", *second],
+        [sys.executable, "-m", "cli", *second],
         capture_output=True,
         text=True,
         env=env,

@@ -1,4 +1,12 @@
-"""Rendering for the CLI: rich tables for people, JSON for scripts."""
+"""Rendering for the CLI: rich tables for people, JSON for scripts.
+
+Everything printed goes through :data:`out` or :data:`err`, two consoles that read no markup
+and no emoji codes in the strings they are given (a ``[red]`` in a description is shown as
+written) and pass every piece of text through :func:`cli.safe_text.clean` as it is written: the
+strings users wrote (bot names, descriptions, stderr, forfeit details, messages) can carry no
+escape sequence to the terminal, whichever table or line they end up in. JSON output escapes
+control characters itself (``json.dumps``, ASCII only).
+"""
 
 from __future__ import annotations
 
@@ -10,12 +18,32 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from rich.console import Console
+from rich.segment import Segment
 from rich.table import Table
+from rich.text import Text
 
+from cli.safe_text import clean
 from hamlet.v1 import arena_pb2, common_pb2
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+class SafeConsole(Console):
+    """A rich console that cleans the text of every segment it writes (never the control
+    segments rich makes itself: a progress bar's cursor moves are rich's, not a user's).
+    Strings are cleaned once more before layout, so that a table's columns are measured on
+    what will be shown."""
+
+    def render_str(self, text: str, **options: Any) -> Text:
+        return super().render_str(clean(text), **options)
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            segment if segment.control else Segment(clean(segment.text), segment.style)
+            for segment in buffer
+        )
+
+
+out = SafeConsole(highlight=False, soft_wrap=True, markup=False, emoji=False)
+err = SafeConsole(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
 def to_dict(msg: Message) -> dict[str, Any]:

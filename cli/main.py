@@ -14,7 +14,7 @@ Exit codes (scripts may rely on them):
 * 5 — not allowed (UNAUTHENTICATED: no valid token; PERMISSION_DENIED: wrong scope or owner);
 * 130 — interrupted (Ctrl-C).
 
-Calls carry the token found by :mod:`server.credentials` (``HAMLET_TOKEN``, ``hamlet login``,
+Calls carry the token found by :mod:`cli.credentials` (``HAMLET_TOKEN``, ``hamlet login``,
 or the data directory's admin token); ``HAMLET_TLS_CA`` switches the channel to TLS.
 """
 
@@ -30,7 +30,7 @@ from typing import Any
 
 import grpc
 
-from server import console
+from cli import console
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_UNAVAILABLE, EXIT_DENIED = 0, 1, 2, 3, 4, 5
 EXIT_INTERRUPTED = 130
@@ -56,11 +56,11 @@ def _server_addr() -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from server import cli_bot, cli_consent
-    from server import commands as c
-    from server import commands_accounts as ca
-    from server import commands_ranked as cr
-    from server import commands_web as cw
+    from cli import args_bot
+    from cli import commands as c
+    from cli import commands_accounts as ca
+    from cli import commands_local as cl
+    from cli import commands_ranked as cr
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -94,8 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--game", default="", help="only bots that play GAME")
     p.add_argument("--all", action="store_true", help="include retired bots")
 
-    cli_bot.add_commands(sub, add)
-    cli_consent.add_commands(sub, add)
+    args_bot.add_commands(sub, add)
+    args_bot.add_consent_commands(sub, add)
 
     p = add("sprt", cr.sprt, "is bot B better than bot A? a sequential test on paired blocks")
     p.add_argument("a", metavar="A", help="the baseline")
@@ -253,18 +253,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--elo", action="store_true", help="the live Elo table instead")
 
     p = add(
-        "rebuild-ratings", c.rebuild_ratings, "recompute a game's Elo table from the result log"
+        "rebuild-ratings", cl.rebuild_ratings, "recompute a game's Elo table from the result log"
     )
     p.add_argument("game")
 
-    p = add("server", c.serve, "run the gRPC server and its metrics endpoint", client=False)
+    p = add("server", cl.serve, "run the gRPC server and its metrics endpoint", client=False)
     p.add_argument("--host", default=None, help="listen address (HAMLET_GRPC_HOST)")
     p.add_argument("--port", type=int, default=None, help="gRPC port (HAMLET_GRPC_PORT)")
     p.add_argument(
         "--metrics-port", type=int, default=None, help="metrics port (HAMLET_METRICS_PORT)"
     )
 
-    p = add("web", cw.web, "serve the read-only web app (leaderboards, tournaments, replays)")
+    p = add("web", cl.web, "serve the read-only web app (leaderboards, tournaments, replays)")
     p.add_argument("--host", default="127.0.0.1", help="listen address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="HTTP port (HAMLET_WEB_PORT, 8080)")
     p.add_argument(
@@ -277,11 +277,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "worker_args", nargs=argparse.REMAINDER, help="e.g. --concurrency 4 --loglevel INFO"
     )
-    p.set_defaults(func=c.worker)
+    p.set_defaults(func=cl.worker)
 
     p = add(
         "up",
-        c.up,
+        cl.up,
         "embedded mode: redis, workers, server, metrics and a demo, on this machine",
         client=False,
     )
@@ -319,9 +319,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "takes its server from HAMLET_SERVER_ADDR and logs, it prints no JSON)"
             )
             return EXIT_USAGE
-        from server import commands
+        from cli import commands_local
 
-        return commands.worker(argparse.Namespace(worker_args=argv[1:]))
+        return commands_local.worker(argparse.Namespace(worker_args=argv[1:]))
     args = _parser().parse_args(argv)
     local = ("server", "up", "worker", "rebuild-ratings")  # and `bot new` / `bot play`
     if getattr(args, "server", None) is None and args.command not in local:

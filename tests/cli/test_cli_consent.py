@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from server.cli import main
+from cli.main import main
 from tests.server import fakeworker
 from tests.server.conftest import Running, snapshot
 

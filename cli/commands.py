@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
-import sys
-import threading
-from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from cli import commands_seat, console, credentials
+from cli.console import out, print_json, to_dict
 from hamlet.channels import open_channel
+from hamlet.paging import match_pages
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
-from server import commands_seat, console, credentials, datalock
-from server.commands_pages import read_matches
-from server.console import out, print_json, to_dict
-
-if TYPE_CHECKING:
-    from server.config import Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -32,10 +24,38 @@ _FORMATS = {
 
 
 def arena(args: argparse.Namespace) -> arena_pb2_grpc.ArenaStub:
-    """A stub on ``--server`` with the caller's token (see :mod:`server.credentials`)."""
+    """A stub on ``--server`` with the caller's token (see :mod:`cli.credentials`)."""
     token, _ = credentials.find_token()
     channel = open_channel(args.server, token=token or None, ca_file=credentials.tls_ca())
     return arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
+
+
+#: Matches per ListMatches call: a page answers well within any per-call timeout.
+PAGE_SIZE = 500
+
+
+def read_matches(
+    stub: arena_pb2_grpc.ArenaStub, tournament_id: str, timeout: float | None
+) -> list[common_pb2.Match]:
+    """Every match of a tournament; ``timeout`` bounds each page's call, not the whole read.
+    The bar (on stderr, so ``--json`` output stays clean) shows only past the first page."""
+    pages = match_pages(stub, tournament_id, page_size=PAGE_SIZE, timeout=timeout)
+    first = next(pages)
+    out = list(first.matches)
+    if not first.next_page_token:
+        return out
+    with Progress(
+        TextColumn("[bold]matches"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console.err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("matches", total=first.total, completed=len(out))
+        for page in pages:
+            out.extend(page.matches)
+            progress.update(task, completed=len(out), total=page.total)
+    return out
 
 
 def games(args: argparse.Namespace) -> int:
@@ -257,11 +277,11 @@ def watch_tournament(
             print_json(to_dict(event))
         return last
     with Progress(
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        TextColumn("{task.fields[note]}"),
+        TextColumn("{task.fields[note]}", markup=False),
         console=out,
         transient=False,
     ) as progress:
@@ -277,125 +297,3 @@ def watch_tournament(
             progress.update(task, total=last.matches_total, completed=done, note=note)
     out.print(f"tournament {tournament_id}: {console.tournament_status(last.status)}")
     return last
-
-
-def rebuild_ratings(args: argparse.Namespace) -> int:
-    """``hamlet rebuild-ratings GAME``: on the server's host, straight on its database."""
-    from server.config import ConfigError, Settings
-    from server.storage import open_store
-
-    try:
-        settings = Settings.from_env()
-    except ConfigError as exc:
-        console.err.print(f"hamlet rebuild-ratings: {exc}")
-        return EXIT_USAGE
-    import games
-
-    if args.game not in games.names():
-        console.err.print(
-            f"hamlet rebuild-ratings: unknown game {args.game!r}; known games: "
-            f"{', '.join(games.names())}"
-        )
-        return 3
-    store = open_store(settings.effective_database_url)
-    try:
-        lines = store.rebuild_ratings(args.game)
-    finally:
-        store.close()
-    from server.servicers.convert import leaderboard as to_board
-
-    board = to_board(args.game, lines)
-    if args.json:
-        print_json(to_dict(board))
-    else:
-        out.print(console.elo_table(board))
-    return EXIT_OK
-
-
-def serve(args: argparse.Namespace) -> int:
-    """``hamlet server``: serve until SIGINT/SIGTERM, then stop gracefully; refused at once
-    when another process holds the data directory."""
-    from server.config import ConfigError, Settings
-
-    try:
-        settings = Settings.from_env()
-        changes = {
-            k: v
-            for k, v in (
-                ("grpc_host", args.host),
-                ("grpc_port", args.port),
-                ("metrics_port", args.metrics_port),
-            )
-            if v is not None
-        }
-        settings = settings.with_(**changes)
-    except ConfigError as exc:
-        console.err.print(f"hamlet server: {exc}")
-        return EXIT_USAGE
-    try:
-        held = datalock.acquire(settings.data_dir)
-    except datalock.DataDirInUseError as exc:
-        console.err.print(f"hamlet server: {exc}")
-        return EXIT_FAILED
-    try:
-        return _serve(settings)
-    finally:
-        held.release()
-
-
-def _serve(settings: Settings) -> int:
-    from server import logs
-    from server.app import build_server
-
-    logs.configure(settings.log_level, settings.log_format)
-    # Handlers first: a supervisor may send SIGTERM as soon as the server answers.
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    try:
-        server, port = build_server(settings)
-    except Exception as exc:  # a port in use, an unreachable database: say it plainly
-        logs.log.error("hamlet server cannot start: %s", exc, exc_info=exc)
-        console.err.print(f"hamlet server: cannot start: {exc}")
-        return EXIT_FAILED
-    metrics = (
-        f"http://{settings.grpc_host}:{server.metrics_port}/metrics"
-        if server.metrics_port
-        else "disabled"
-    )
-    tls = " (TLS)" if settings.tls_cert else ""
-    out.print(f"hamlet server: gRPC on {settings.grpc_host}:{port}{tls}, metrics {metrics}")
-    if server.new_admin_token:
-        out.print(
-            f"hamlet server: created the admin user; its token (shown once, kept in "
-            f"{settings.data_dir / 'admin.token'}, mode 0600):\n{server.new_admin_token}"
-        )
-    out.print(
-        f"hamlet server: database {logs.redact_url(settings.effective_database_url)}, "
-        f"queue {logs.redact_url(settings.redis_url)}"
-    )
-    logs.log_settings(settings, port, server.metrics_port)
-    stop.wait()
-    out.print("hamlet server: stopping")
-    logs.log.info("hamlet server stopping")
-    server.stop(grace=5.0)
-    return EXIT_OK
-
-
-def worker(args: argparse.Namespace) -> int:
-    """``hamlet worker [celery args]``: replace this process by the worker's own start command."""
-    argv = [sys.executable, "-m", "workers", "worker", *args.worker_args]
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os.execv(sys.executable, argv)
-    return EXIT_FAILED  # not reached
-
-
-def up(args: argparse.Namespace) -> int:
-    """``hamlet up``: the embedded mode (see :mod:`server.embedded`)."""
-    from server.embedded import run_embedded
-
-    if args.workers < 1 or args.concurrency < 1:
-        console.err.print("hamlet up: --workers and --concurrency must be at least 1")
-        return EXIT_USAGE
-    return run_embedded(args)

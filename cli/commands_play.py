@@ -15,8 +15,8 @@ import secrets
 import sys
 from pathlib import Path
 
-from server import console, console_play
-from server.console import out, print_json
+from cli import console, console_play
+from cli.console import out, print_json
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
