@@ -17,8 +17,10 @@ from __future__ import annotations
 import enum
 import io
 import json
+import lzma
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -28,6 +30,12 @@ MAX_UNPACKED_BYTES = 32 << 20
 MAX_MEMBERS = 512
 #: A manifest is a small JSON object; a larger one is refused from its header, unread.
 MAX_MANIFEST_BYTES = 64 << 10
+#: How deeply a manifest's arrays and objects may nest (it needs one level): checked on the
+#: raw bytes before parsing, so a small deeply nested manifest never reaches the parser.
+MAX_MANIFEST_DEPTH = 16
+#: What reading a corrupt member can raise besides BadZipFile (a bad CRC): garbage in a
+#: deflate, bzip2 or lzma stream, a stream cut short, a compression method zipfile lacks.
+_CORRUPT = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError, NotImplementedError)
 ZIP_MAGIC = b"PK\x03\x04"
 
 
@@ -87,7 +95,7 @@ def measure(code: bytes) -> Size:
     try:
         with zipfile.ZipFile(io.BytesIO(code)) as zf:
             infos = zf.infolist()
-    except zipfile.BadZipFile as exc:
+    except _CORRUPT as exc:
         raise ArchiveError(f"not a readable zip archive: {exc}") from None
     return Size(len(code), len(infos), sum(i.file_size for i in infos))
 
@@ -124,7 +132,12 @@ def check(code: bytes) -> Manifest:
             if MANIFEST not in names:
                 raise ArchiveError(f"archive has no {MANIFEST}")
             manifest = _parse_manifest(_read_manifest(zf))
-    except zipfile.BadZipFile as exc:
+            # Every member inflated once, in chunks (bounded by the declared sizes above):
+            # a corrupt member is refused here, not found by a worker mid-tournament.
+            corrupt = zf.testzip()
+            if corrupt is not None:
+                raise ArchiveError(f"archive member {corrupt!r} is corrupt (bad CRC)")
+    except _CORRUPT as exc:
         raise ArchiveError(f"not a readable zip archive: {exc}") from None
     if manifest.entry not in names:
         raise ArchiveError(f"the entry point {manifest.entry!r} is not in the archive")
@@ -147,12 +160,44 @@ def _read_manifest(zf: zipfile.ZipFile) -> bytes:
     return raw
 
 
+def nesting_depth(raw: bytes) -> int:
+    """How deeply the arrays and objects of JSON text ``raw`` nest (brackets inside strings
+    do not count), read in one pass without parsing."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
+
+
 def _parse_manifest(raw: bytes) -> Manifest:
+    if nesting_depth(raw) > MAX_MANIFEST_DEPTH:
+        raise ArchiveError(
+            f"{MANIFEST} nests more than {MAX_MANIFEST_DEPTH} levels deep; it is one flat "
+            'object: {"runtime": ..., "entry": ...}'
+        )
     try:
         data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise TypeError(f"it holds a JSON {type(data).__name__}, not an object")
         runtime = Runtime(data["runtime"])
-        entry = str(data["entry"])
-    except (ValueError, KeyError, TypeError) as exc:
+        entry = data["entry"]
+        if not isinstance(entry, str):
+            raise TypeError(f"entry is a JSON {type(entry).__name__}, not a string")
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
         names = ", ".join(r.value for r in Runtime)
         raise ArchiveError(
             f'{MANIFEST} must be {{"runtime": one of {names}, "entry": "path"}}: {exc}'
@@ -188,6 +233,6 @@ def unpack(code: bytes, dest: Path) -> Manifest:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(info) as src, open(target, "xb") as out:
                     out.write(src.read(MAX_UNPACKED_BYTES))
-    except OSError as exc:  # duplicate names, a file where a directory should be
+    except _CORRUPT as exc:  # duplicate names, a file where a directory should be
         raise ArchiveError(f"archive cannot be unpacked: {exc}") from None
     return manifest
