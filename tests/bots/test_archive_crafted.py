@@ -3,6 +3,7 @@ and a manifest's nesting is refused from its bytes, before any JSON parser sees 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import zipfile
 
@@ -86,10 +87,8 @@ def test_a_crafted_archive_is_an_archive_error(name: str) -> None:
     code = CRAFTED[name]
     with pytest.raises(ArchiveError):
         check(code)
-    try:
-        measure(code)  # reads headers only: it may accept, but never raises anything else
-    except ArchiveError:
-        pass
+    with contextlib.suppress(ArchiveError):  # headers only: may accept, raises nothing else
+        measure(code)
 
 
 def test_a_small_deeply_nested_manifest_is_refused_before_parsing(
