@@ -291,7 +291,12 @@ def build_server(
             ladder,
             tests,
             remote,
-            StreamGate(settings.max_streams),
+            StreamGate(
+                settings.max_streams,
+                settings.effective_anonymous_streams,
+                settings.max_streams_per_client,
+                settings.stream_idle_seconds,
+            ),
             InvitationService(
                 store, settings.invitation_pending_days, settings.invitation_grant_days
             ),

@@ -75,6 +75,13 @@ class Settings:
     #: Open WatchTournament/WatchSprt streams at once; below max_workers, so unary calls
     #: always find a thread. One more is refused with RESOURCE_EXHAUSTED.
     max_streams: int = 16
+    #: Of those, what anonymous callers may hold together; -1: half of max_streams (users
+    #: always find the rest free of anonymous streams).
+    max_anonymous_streams: int = -1
+    #: Streams one user (or one address, for anonymous callers) may hold at once.
+    max_streams_per_client: int = 4
+    #: A stream that sent nothing new for this many seconds is ended (UNAVAILABLE).
+    stream_idle_seconds: float = 900.0
     #: Threads of workers' MatchHost calls (their own pool: clients cannot starve them).
     worker_threads: int = 16
     #: Reads (games, bots, tournaments, matches, replays, leaderboards) without a token.
@@ -93,6 +100,13 @@ class Settings:
     def effective_database_url(self) -> str:
         """The database URL, defaulting to ``sqlite:///<data_dir>/hamlet.db``."""
         return self.database_url or f"sqlite:///{(self.data_dir / 'hamlet.db').resolve()}"
+
+    @property
+    def effective_anonymous_streams(self) -> int:
+        """The anonymous share of the stream cap (half of it unless set)."""
+        if self.max_anonymous_streams < 0:
+            return self.max_streams // 2
+        return self.max_anonymous_streams
 
     def with_(self, **changes: object) -> Settings:
         """A copy with some fields changed (validated again)."""
@@ -116,6 +130,18 @@ class Settings:
                 f"HAMLET_MAX_STREAMS must be 1..{self.max_workers - 1} (below the server's "
                 f"{self.max_workers} threads), not {self.max_streams}"
             )
+        if not -1 <= self.max_anonymous_streams <= self.max_streams // 2:
+            raise ConfigError(
+                f"HAMLET_MAX_ANONYMOUS_STREAMS must be 0..{self.max_streams // 2} (half of "
+                f"HAMLET_MAX_STREAMS at most), or -1 for half; not {self.max_anonymous_streams}"
+            )
+        if self.max_streams_per_client < 1:
+            raise ConfigError(
+                f"HAMLET_MAX_STREAMS_PER_CLIENT must be at least 1, not "
+                f"{self.max_streams_per_client}"
+            )
+        if not self.stream_idle_seconds > 0:
+            raise ConfigError("HAMLET_STREAM_IDLE_SECONDS must be positive")
         if self.worker_threads < 1:
             raise ConfigError("HAMLET_WORKER_THREADS must be at least 1")
         if self.max_match_attempts < 1:
@@ -215,6 +241,11 @@ class Settings:
             ),
             max_match_attempts=int(num("HAMLET_MAX_MATCH_ATTEMPTS", d.max_match_attempts)),
             max_streams=int(num("HAMLET_MAX_STREAMS", d.max_streams)),
+            max_anonymous_streams=int(num("HAMLET_MAX_ANONYMOUS_STREAMS", d.max_anonymous_streams)),
+            max_streams_per_client=int(
+                num("HAMLET_MAX_STREAMS_PER_CLIENT", d.max_streams_per_client)
+            ),
+            stream_idle_seconds=num("HAMLET_STREAM_IDLE_SECONDS", d.stream_idle_seconds, float),
             worker_threads=int(num("HAMLET_WORKER_THREADS", d.worker_threads)),
             default_decision_time_ms=int(
                 num("HAMLET_DECISION_TIME_MS", d.default_decision_time_ms)
