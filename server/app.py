@@ -242,7 +242,15 @@ def build_server(
     tests = HeadToHeadService(
         store, queue, settings.default_decision_time_ms, dispatcher=dispatcher, quotas=quotas
     )
-    remote = RemoteBotService(store, settings.remote_bot_hosts, resolver, quotas=quotas)
+    remote = RemoteBotService(
+        store,
+        settings.remote_bot_hosts,
+        resolver,
+        settings.remote_handshake_seconds,
+        quotas=quotas,
+        lookup_seconds=settings.remote_lookup_seconds,
+        handshakes=settings.remote_handshakes,
+    )
 
     def on_final(tournament_id: str) -> None:
         services.tournaments.advance(tournament_id)

@@ -93,6 +93,11 @@ class Settings:
     log_format: str = "text"  # text, or json: one JSON object per line
     #: Where remote bots may run (HAMLET_REMOTE_BOT_HOSTS); empty: remote bots are refused.
     remote_bot_hosts: AllowList = field(default_factory=AllowList)
+    #: Registrations checking their endpoints at once (one more: RESOURCE_EXHAUSTED).
+    remote_handshakes: int = 4
+    #: Time limits of a remote bot's host name lookup and of its registration handshake.
+    remote_lookup_seconds: float = 2.0
+    remote_handshake_seconds: float = 2.0
     #: Quotas per user (HAMLET_QUOTA_*; see server.services.quotas and docs/running.md).
     quotas: QuotaLimits = field(default_factory=QuotaLimits)
 
@@ -142,6 +147,17 @@ class Settings:
             )
         if not self.stream_idle_seconds > 0:
             raise ConfigError("HAMLET_STREAM_IDLE_SECONDS must be positive")
+        if not 1 <= self.remote_handshakes < self.max_workers:
+            raise ConfigError(
+                f"HAMLET_REMOTE_HANDSHAKES must be 1..{self.max_workers - 1} (below the "
+                f"server's {self.max_workers} threads), not {self.remote_handshakes}"
+            )
+        for name, seconds in (
+            ("HAMLET_REMOTE_LOOKUP_SECONDS", self.remote_lookup_seconds),
+            ("HAMLET_REMOTE_HANDSHAKE_SECONDS", self.remote_handshake_seconds),
+        ):
+            if not 0 < seconds <= 120:
+                raise ConfigError(f"{name} must be more than 0 and at most 120, not {seconds}")
         if self.worker_threads < 1:
             raise ConfigError("HAMLET_WORKER_THREADS must be at least 1")
         if self.max_match_attempts < 1:
@@ -223,6 +239,13 @@ class Settings:
             ),
             invitation_grant_days=int(num("HAMLET_INVITATION_GRANT_DAYS", d.invitation_grant_days)),
             remote_bot_hosts=remote_bot_hosts,
+            remote_handshakes=int(num("HAMLET_REMOTE_HANDSHAKES", d.remote_handshakes)),
+            remote_lookup_seconds=num(
+                "HAMLET_REMOTE_LOOKUP_SECONDS", d.remote_lookup_seconds, float
+            ),
+            remote_handshake_seconds=num(
+                "HAMLET_REMOTE_HANDSHAKE_SECONDS", d.remote_handshake_seconds, float
+            ),
             public_reads=flag(env, "HAMLET_PUBLIC_READS", d.public_reads),
             tls_cert=path("HAMLET_TLS_CERT"),
             tls_key=path("HAMLET_TLS_KEY"),
