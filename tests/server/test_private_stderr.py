@@ -125,7 +125,9 @@ def test_a_worker_s_detail_with_the_bot_s_output_is_not_published(running: Runni
     for m in all_matches(running.arena, t.tournament_id):
         seat = next(s.seat for s in m.seats if s.bot_name == "leaky")
 
-        def leak(spec: worker_pb2.MatchSpec, outcome: worker_pb2.MatchOutcome) -> None:
+        def leak(
+            spec: worker_pb2.MatchSpec, outcome: worker_pb2.MatchOutcome, seat: int = seat
+        ) -> None:
             detail = f"the bot exited with status 1: thinking about it | {secret}"
             for f in outcome.forfeits:
                 f.detail = detail
