@@ -57,7 +57,7 @@ _MEMORY = " (the memory limit of its process tree was reached)"
 
 def _remote(m: re.Match[str]) -> str | None:
     code = m.group(1)
-    return f"the remote bot answered {code}" if code in _GRPC_CODES else None
+    return f"the call to the remote bot ended with {code}" if code in _GRPC_CODES else None
 
 
 def _exit(m: re.Match[str]) -> str:
@@ -144,12 +144,12 @@ _SHAPES: tuple[
     ),
     (
         frozenset({"crash", "bad_output", "unreachable"}),
-        re.compile(rf"(?:\[[0-9A-Fa-f:.]+\]|[^\s:]+)(?::\d+)?: {_CODE}(?::|$)"),
+        re.compile(rf"(?:grpcs?://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s:/]+)(?::\d+)?: {_CODE}(?::|$)"),
         _remote,
     ),
     (  # the public texts below, read back (the rule is applied on reads too)
         frozenset({"crash", "bad_output", "unreachable"}),
-        re.compile(rf"the remote bot answered {_CODE}$"),
+        re.compile(rf"the call to the remote bot ended with {_CODE}$"),
         _remote,
     ),
     (
