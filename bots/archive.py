@@ -19,6 +19,7 @@ import io
 import json
 import lzma
 import stat
+import struct
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -86,12 +87,61 @@ def _kind(info: zipfile.ZipInfo) -> int:
     return stat.S_IFMT(info.external_attr >> 16)
 
 
+#: The largest central directory read: room for every allowed member with a 1 KiB name.
+MAX_DIRECTORY_BYTES = MAX_MEMBERS * (46 + 1024)
+_EOCD = struct.Struct("<4s4H2LH")  # the end of central directory record (22 bytes)
+_ZIP64_LOCATOR = struct.Struct("<4sLQL")  # 20 bytes, just before the record
+_ZIP64_EOCD = struct.Struct("<4sQ2H2L4Q")  # 56 bytes
+
+
+def _directory(code: bytes) -> tuple[int, int] | None:
+    """(members, bytes) of the central directory as the archive's end record declares them
+    (the zip64 record's when the end record defers to it), or None when there is no end
+    record to read (zipfile then refuses the archive)."""
+    tail = code[-(_EOCD.size + 0xFFFF) :]
+    at = len(tail) - _EOCD.size
+    if tail[at : at + 4] != b"PK\x05\x06":  # a comment follows: the last signature, as zipfile
+        at = tail.rfind(b"PK\x05\x06")
+        if at < 0 or at + _EOCD.size > len(tail):
+            return None
+    _, _, _, _, count, size, _, _ = _EOCD.unpack_from(tail, at)
+    if (count == 0xFFFF or size == 0xFFFFFFFF) and at >= _ZIP64_LOCATOR.size:
+        sig, _, where, _ = _ZIP64_LOCATOR.unpack_from(tail, at - _ZIP64_LOCATOR.size)
+        if sig == b"PK\x06\x07" and 0 <= where <= len(code) - _ZIP64_EOCD.size:
+            record = _ZIP64_EOCD.unpack_from(code, where)
+            if record[0] == b"PK\x06\x06":
+                count, size = record[6], record[8]
+    return count, size
+
+
+def _bounded_directory(code: bytes) -> int | None:
+    """The declared member count, after refusing a central directory larger than any
+    acceptable archive's. zipfile builds an object per entry of the whole directory (it reads
+    the directory by its size, whatever the count says), so a few megabytes of empty entries
+    would cost seconds and hundreds of megabytes before anything else is checked."""
+    found = _directory(code)
+    if found is None:
+        return None
+    count, size = found
+    if size > MAX_DIRECTORY_BYTES:
+        raise ArchiveError(
+            f"archive's central directory is {size} bytes (at most {MAX_DIRECTORY_BYTES})"
+        )
+    return count
+
+
 def measure(code: bytes) -> Size:
     """The size of a submission from the archive's central directory alone: nothing is
     inflated, so a small archive that would unpack to gigabytes costs no memory here. A
     single file is one member of its own size. Raises :class:`ArchiveError` if unreadable."""
     if not is_archive(code):
         return Size(len(code), 1, len(code))
+    if len(code) > MAX_ARCHIVE_BYTES:
+        raise ArchiveError(f"archive of {len(code)} bytes exceeds {MAX_ARCHIVE_BYTES}")
+    declared = _bounded_directory(code)
+    if declared is not None and declared > MAX_MEMBERS:
+        # Counted from the end record, unread: quotas judge the count, check() refuses it.
+        return Size(len(code), declared, 0)
     try:
         with zipfile.ZipFile(io.BytesIO(code)) as zf:
             infos = zf.infolist()
@@ -110,6 +160,9 @@ def check(code: bytes) -> Manifest:
         return Manifest(Runtime.PYTHON3, "bot.py")
     if len(code) > MAX_ARCHIVE_BYTES:
         raise ArchiveError(f"archive of {len(code)} bytes exceeds {MAX_ARCHIVE_BYTES}")
+    declared = _bounded_directory(code)
+    if declared is not None and declared > MAX_MEMBERS:
+        raise ArchiveError(f"archive has {declared} members (at most {MAX_MEMBERS})")
     try:
         with zipfile.ZipFile(io.BytesIO(code)) as zf:
             infos = zf.infolist()

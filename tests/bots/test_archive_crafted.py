@@ -113,3 +113,41 @@ def test_nesting_is_counted_outside_strings_only() -> None:
 
 def test_a_well_formed_archive_is_still_accepted() -> None:
     assert check(GOOD).entry == "bot.py"
+
+
+def _empty_members(count: int) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zf:
+        for i in range(count):
+            zf.writestr(f"{i:x}", b"")
+    return out.getvalue()
+
+
+def test_a_directory_of_many_members_is_refused_from_its_end_record(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Thousands of empty entries (megabytes of directory) are refused before zipfile builds
+    an object per entry; so is a directory whose end record lies about its count."""
+    many = _empty_members(600)
+    huge = _empty_members(70_000)  # past 65535: the count is in the zip64 record
+    lying = bytearray(_empty_members(20_000))
+    end = lying.rfind(b"PK\x05\x06")
+    lying[end + 8 : end + 12] = (1).to_bytes(2, "little") * 2  # "one member"
+    opened: list[object] = []
+    real = zipfile.ZipFile
+
+    def spy(*args: object, **kw: object) -> zipfile.ZipFile:
+        opened.append(args)
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(archive.zipfile, "ZipFile", spy)
+    assert measure(many).members == 600  # counted for the quotas, unread
+    with pytest.raises(ArchiveError, match="600 members"):
+        check(many)
+    for read in (measure, check):
+        for code in (huge, bytes(lying)):
+            with pytest.raises(ArchiveError, match="central directory"):
+                read(code)
+    assert opened == []
+    with pytest.raises(ArchiveError, match="exceeds"):
+        measure(b"PK\x03\x04" + bytes(archive.MAX_ARCHIVE_BYTES))
