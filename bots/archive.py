@@ -17,8 +17,11 @@ from __future__ import annotations
 import enum
 import io
 import json
+import lzma
 import stat
+import struct
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -28,6 +31,12 @@ MAX_UNPACKED_BYTES = 32 << 20
 MAX_MEMBERS = 512
 #: A manifest is a small JSON object; a larger one is refused from its header, unread.
 MAX_MANIFEST_BYTES = 64 << 10
+#: How deeply a manifest's arrays and objects may nest (it needs one level): checked on the
+#: raw bytes before parsing, so a small deeply nested manifest never reaches the parser.
+MAX_MANIFEST_DEPTH = 16
+#: What reading a corrupt member can raise besides BadZipFile (a bad CRC): garbage in a
+#: deflate, bzip2 or lzma stream, a stream cut short, a compression method zipfile lacks.
+_CORRUPT = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError, NotImplementedError)
 ZIP_MAGIC = b"PK\x03\x04"
 
 
@@ -78,16 +87,65 @@ def _kind(info: zipfile.ZipInfo) -> int:
     return stat.S_IFMT(info.external_attr >> 16)
 
 
+#: The largest central directory read: room for every allowed member with a 1 KiB name.
+MAX_DIRECTORY_BYTES = MAX_MEMBERS * (46 + 1024)
+_EOCD = struct.Struct("<4s4H2LH")  # the end of central directory record (22 bytes)
+_ZIP64_LOCATOR = struct.Struct("<4sLQL")  # 20 bytes, just before the record
+_ZIP64_EOCD = struct.Struct("<4sQ2H2L4Q")  # 56 bytes
+
+
+def _directory(code: bytes) -> tuple[int, int] | None:
+    """(members, bytes) of the central directory as the archive's end record declares them
+    (the zip64 record's when the end record defers to it), or None when there is no end
+    record to read (zipfile then refuses the archive)."""
+    tail = code[-(_EOCD.size + 0xFFFF) :]
+    at = len(tail) - _EOCD.size
+    if tail[at : at + 4] != b"PK\x05\x06":  # a comment follows: the last signature, as zipfile
+        at = tail.rfind(b"PK\x05\x06")
+        if at < 0 or at + _EOCD.size > len(tail):
+            return None
+    _, _, _, _, count, size, _, _ = _EOCD.unpack_from(tail, at)
+    if (count == 0xFFFF or size == 0xFFFFFFFF) and at >= _ZIP64_LOCATOR.size:
+        sig, _, where, _ = _ZIP64_LOCATOR.unpack_from(tail, at - _ZIP64_LOCATOR.size)
+        if sig == b"PK\x06\x07" and 0 <= where <= len(code) - _ZIP64_EOCD.size:
+            record = _ZIP64_EOCD.unpack_from(code, where)
+            if record[0] == b"PK\x06\x06":
+                count, size = record[6], record[8]
+    return count, size
+
+
+def _bounded_directory(code: bytes) -> int | None:
+    """The declared member count, after refusing a central directory larger than any
+    acceptable archive's. zipfile builds an object per entry of the whole directory (it reads
+    the directory by its size, whatever the count says), so a few megabytes of empty entries
+    would cost seconds and hundreds of megabytes before anything else is checked."""
+    found = _directory(code)
+    if found is None:
+        return None
+    count, size = found
+    if size > MAX_DIRECTORY_BYTES:
+        raise ArchiveError(
+            f"archive's central directory is {size} bytes (at most {MAX_DIRECTORY_BYTES})"
+        )
+    return count
+
+
 def measure(code: bytes) -> Size:
     """The size of a submission from the archive's central directory alone: nothing is
     inflated, so a small archive that would unpack to gigabytes costs no memory here. A
     single file is one member of its own size. Raises :class:`ArchiveError` if unreadable."""
     if not is_archive(code):
         return Size(len(code), 1, len(code))
+    if len(code) > MAX_ARCHIVE_BYTES:
+        raise ArchiveError(f"archive of {len(code)} bytes exceeds {MAX_ARCHIVE_BYTES}")
+    declared = _bounded_directory(code)
+    if declared is not None and declared > MAX_MEMBERS:
+        # Counted from the end record, unread: quotas judge the count, check() refuses it.
+        return Size(len(code), declared, 0)
     try:
         with zipfile.ZipFile(io.BytesIO(code)) as zf:
             infos = zf.infolist()
-    except zipfile.BadZipFile as exc:
+    except _CORRUPT as exc:
         raise ArchiveError(f"not a readable zip archive: {exc}") from None
     return Size(len(code), len(infos), sum(i.file_size for i in infos))
 
@@ -102,6 +160,9 @@ def check(code: bytes) -> Manifest:
         return Manifest(Runtime.PYTHON3, "bot.py")
     if len(code) > MAX_ARCHIVE_BYTES:
         raise ArchiveError(f"archive of {len(code)} bytes exceeds {MAX_ARCHIVE_BYTES}")
+    declared = _bounded_directory(code)
+    if declared is not None and declared > MAX_MEMBERS:
+        raise ArchiveError(f"archive has {declared} members (at most {MAX_MEMBERS})")
     try:
         with zipfile.ZipFile(io.BytesIO(code)) as zf:
             infos = zf.infolist()
@@ -124,7 +185,12 @@ def check(code: bytes) -> Manifest:
             if MANIFEST not in names:
                 raise ArchiveError(f"archive has no {MANIFEST}")
             manifest = _parse_manifest(_read_manifest(zf))
-    except zipfile.BadZipFile as exc:
+            # Every member inflated once, in chunks (bounded by the declared sizes above):
+            # a corrupt member is refused here, not found by a worker mid-tournament.
+            corrupt = zf.testzip()
+            if corrupt is not None:
+                raise ArchiveError(f"archive member {corrupt!r} is corrupt (bad CRC)")
+    except _CORRUPT as exc:
         raise ArchiveError(f"not a readable zip archive: {exc}") from None
     if manifest.entry not in names:
         raise ArchiveError(f"the entry point {manifest.entry!r} is not in the archive")
@@ -147,12 +213,44 @@ def _read_manifest(zf: zipfile.ZipFile) -> bytes:
     return raw
 
 
+def nesting_depth(raw: bytes) -> int:
+    """How deeply the arrays and objects of JSON text ``raw`` nest (brackets inside strings
+    do not count), read in one pass without parsing."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
+
+
 def _parse_manifest(raw: bytes) -> Manifest:
+    if nesting_depth(raw) > MAX_MANIFEST_DEPTH:
+        raise ArchiveError(
+            f"{MANIFEST} nests more than {MAX_MANIFEST_DEPTH} levels deep; it is one flat "
+            'object: {"runtime": ..., "entry": ...}'
+        )
     try:
         data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise TypeError(f"it holds a JSON {type(data).__name__}, not an object")
         runtime = Runtime(data["runtime"])
-        entry = str(data["entry"])
-    except (ValueError, KeyError, TypeError) as exc:
+        entry = data["entry"]
+        if not isinstance(entry, str):
+            raise TypeError(f"entry is a JSON {type(entry).__name__}, not a string")
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
         names = ", ".join(r.value for r in Runtime)
         raise ArchiveError(
             f'{MANIFEST} must be {{"runtime": one of {names}, "entry": "path"}}: {exc}'
@@ -188,6 +286,6 @@ def unpack(code: bytes, dest: Path) -> Manifest:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(info) as src, open(target, "xb") as out:
                     out.write(src.read(MAX_UNPACKED_BYTES))
-    except OSError as exc:  # duplicate names, a file where a directory should be
+    except _CORRUPT as exc:  # duplicate names, a file where a directory should be
         raise ArchiveError(f"archive cannot be unpacked: {exc}") from None
     return manifest

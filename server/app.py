@@ -242,7 +242,15 @@ def build_server(
     tests = HeadToHeadService(
         store, queue, settings.default_decision_time_ms, dispatcher=dispatcher, quotas=quotas
     )
-    remote = RemoteBotService(store, settings.remote_bot_hosts, resolver, quotas=quotas)
+    remote = RemoteBotService(
+        store,
+        settings.remote_bot_hosts,
+        resolver,
+        settings.remote_handshake_seconds,
+        quotas=quotas,
+        lookup_seconds=settings.remote_lookup_seconds,
+        handshakes=settings.remote_handshakes,
+    )
 
     def on_final(tournament_id: str) -> None:
         services.tournaments.advance(tournament_id)
@@ -291,7 +299,12 @@ def build_server(
             ladder,
             tests,
             remote,
-            StreamGate(settings.max_streams),
+            StreamGate(
+                settings.max_streams,
+                settings.effective_anonymous_streams,
+                settings.max_streams_per_client,
+                settings.stream_idle_seconds,
+            ),
             InvitationService(
                 store, settings.invitation_pending_days, settings.invitation_grant_days
             ),

@@ -75,6 +75,13 @@ class Settings:
     #: Open WatchTournament/WatchSprt streams at once; below max_workers, so unary calls
     #: always find a thread. One more is refused with RESOURCE_EXHAUSTED.
     max_streams: int = 16
+    #: Of those, what anonymous callers may hold together; -1: half of max_streams (users
+    #: always find the rest free of anonymous streams).
+    max_anonymous_streams: int = -1
+    #: Streams one user (or one address, for anonymous callers) may hold at once.
+    max_streams_per_client: int = 4
+    #: A stream that sent nothing new for this many seconds is ended (UNAVAILABLE).
+    stream_idle_seconds: float = 900.0
     #: Threads of workers' MatchHost calls (their own pool: clients cannot starve them).
     worker_threads: int = 16
     #: Reads (games, bots, tournaments, matches, replays, leaderboards) without a token.
@@ -86,6 +93,11 @@ class Settings:
     log_format: str = "text"  # text, or json: one JSON object per line
     #: Where remote bots may run (HAMLET_REMOTE_BOT_HOSTS); empty: remote bots are refused.
     remote_bot_hosts: AllowList = field(default_factory=AllowList)
+    #: Registrations checking their endpoints at once (one more: RESOURCE_EXHAUSTED).
+    remote_handshakes: int = 4
+    #: Time limits of a remote bot's host name lookup and of its registration handshake.
+    remote_lookup_seconds: float = 2.0
+    remote_handshake_seconds: float = 2.0
     #: Quotas per user (HAMLET_QUOTA_*; see server.services.quotas and docs/running.md).
     quotas: QuotaLimits = field(default_factory=QuotaLimits)
 
@@ -93,6 +105,13 @@ class Settings:
     def effective_database_url(self) -> str:
         """The database URL, defaulting to ``sqlite:///<data_dir>/hamlet.db``."""
         return self.database_url or f"sqlite:///{(self.data_dir / 'hamlet.db').resolve()}"
+
+    @property
+    def effective_anonymous_streams(self) -> int:
+        """The anonymous share of the stream cap (half of it unless set)."""
+        if self.max_anonymous_streams < 0:
+            return self.max_streams // 2
+        return self.max_anonymous_streams
 
     def with_(self, **changes: object) -> Settings:
         """A copy with some fields changed (validated again)."""
@@ -116,6 +135,29 @@ class Settings:
                 f"HAMLET_MAX_STREAMS must be 1..{self.max_workers - 1} (below the server's "
                 f"{self.max_workers} threads), not {self.max_streams}"
             )
+        if not -1 <= self.max_anonymous_streams <= self.max_streams // 2:
+            raise ConfigError(
+                f"HAMLET_MAX_ANONYMOUS_STREAMS must be 0..{self.max_streams // 2} (half of "
+                f"HAMLET_MAX_STREAMS at most), or -1 for half; not {self.max_anonymous_streams}"
+            )
+        if self.max_streams_per_client < 1:
+            raise ConfigError(
+                f"HAMLET_MAX_STREAMS_PER_CLIENT must be at least 1, not "
+                f"{self.max_streams_per_client}"
+            )
+        if not self.stream_idle_seconds > 0:
+            raise ConfigError("HAMLET_STREAM_IDLE_SECONDS must be positive")
+        if not 1 <= self.remote_handshakes < self.max_workers:
+            raise ConfigError(
+                f"HAMLET_REMOTE_HANDSHAKES must be 1..{self.max_workers - 1} (below the "
+                f"server's {self.max_workers} threads), not {self.remote_handshakes}"
+            )
+        for name, seconds in (
+            ("HAMLET_REMOTE_LOOKUP_SECONDS", self.remote_lookup_seconds),
+            ("HAMLET_REMOTE_HANDSHAKE_SECONDS", self.remote_handshake_seconds),
+        ):
+            if not 0 < seconds <= 120:
+                raise ConfigError(f"{name} must be more than 0 and at most 120, not {seconds}")
         if self.worker_threads < 1:
             raise ConfigError("HAMLET_WORKER_THREADS must be at least 1")
         if self.max_match_attempts < 1:
@@ -197,6 +239,13 @@ class Settings:
             ),
             invitation_grant_days=int(num("HAMLET_INVITATION_GRANT_DAYS", d.invitation_grant_days)),
             remote_bot_hosts=remote_bot_hosts,
+            remote_handshakes=int(num("HAMLET_REMOTE_HANDSHAKES", d.remote_handshakes)),
+            remote_lookup_seconds=num(
+                "HAMLET_REMOTE_LOOKUP_SECONDS", d.remote_lookup_seconds, float
+            ),
+            remote_handshake_seconds=num(
+                "HAMLET_REMOTE_HANDSHAKE_SECONDS", d.remote_handshake_seconds, float
+            ),
             public_reads=flag(env, "HAMLET_PUBLIC_READS", d.public_reads),
             tls_cert=path("HAMLET_TLS_CERT"),
             tls_key=path("HAMLET_TLS_KEY"),
@@ -215,6 +264,11 @@ class Settings:
             ),
             max_match_attempts=int(num("HAMLET_MAX_MATCH_ATTEMPTS", d.max_match_attempts)),
             max_streams=int(num("HAMLET_MAX_STREAMS", d.max_streams)),
+            max_anonymous_streams=int(num("HAMLET_MAX_ANONYMOUS_STREAMS", d.max_anonymous_streams)),
+            max_streams_per_client=int(
+                num("HAMLET_MAX_STREAMS_PER_CLIENT", d.max_streams_per_client)
+            ),
+            stream_idle_seconds=num("HAMLET_STREAM_IDLE_SECONDS", d.stream_idle_seconds, float),
             worker_threads=int(num("HAMLET_WORKER_THREADS", d.worker_threads)),
             default_decision_time_ms=int(
                 num("HAMLET_DECISION_TIME_MS", d.default_decision_time_ms)

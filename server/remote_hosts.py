@@ -28,6 +28,7 @@ import enum
 import ipaddress
 import re
 import socket
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -216,6 +217,52 @@ def system_resolver(host: str, port: int) -> list[str]:
     return [str(info[4][0]) for info in infos]
 
 
+class TimedResolver:
+    """A resolver with a time limit and a bound on lookups in flight.
+
+    ``socket.getaddrinfo`` has no timeout, and a name server an endpoint's owner controls can
+    answer as slowly as it likes. Each lookup runs on a thread of its own (at most
+    ``parallel`` at once); the caller waits ``seconds`` at most, then gets an
+    :class:`EndpointError`. A lookup still hanging keeps its place until it returns, so
+    hanging lookups cost at most ``parallel`` idle threads, never a gRPC thread.
+    """
+
+    def __init__(self, resolve: Resolver, seconds: float, parallel: int = 8) -> None:
+        self.resolve = resolve
+        self.seconds = seconds
+        self.parallel = parallel
+        self._places = threading.BoundedSemaphore(parallel)
+
+    def __call__(self, host: str, port: int) -> Sequence[str]:
+        if not self._places.acquire(blocking=False):
+            raise EndpointError(
+                f"cannot resolve {host} now: {self.parallel} host name lookups are already "
+                "in flight; retry later"
+            )
+        done = threading.Event()
+        box: list[Sequence[str] | BaseException] = []
+
+        def lookup() -> None:
+            try:
+                box.append(self.resolve(host, port))
+            except BaseException as exc:  # handed to the caller, who judges it
+                box.append(exc)
+            finally:
+                self._places.release()
+                done.set()
+
+        threading.Thread(target=lookup, name="hamlet-lookup", daemon=True).start()
+        if not done.wait(self.seconds):
+            raise EndpointError(
+                f"cannot resolve {host}: no answer within {self.seconds:g} s "
+                "(HAMLET_REMOTE_LOOKUP_SECONDS)"
+            )
+        found = box[0]
+        if isinstance(found, BaseException):
+            raise found
+        return found
+
+
 def unmapped(addr: IPAddress) -> IPAddress:
     """An IPv4-mapped IPv6 address as its IPv4 address; others as they are."""
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
@@ -306,10 +353,17 @@ class AllowList:
                 f"{VARIABLE}=bots.example.org,203.0.113.0/24)"
             )
         literal = endpoint.literal
-        addresses = [literal] if literal is not None else self._resolve(endpoint, resolve)
         named = literal is None and any(
             e.name == endpoint.host and e.fits(endpoint.port) for e in self.entries
         )
+        if literal is None and not named:
+            # Judged on the name as written, before any lookup: the server resolves only
+            # names an operator listed (no DNS query, no wait, for anybody else's name).
+            raise EndpointError(
+                f"{hostport(endpoint.host, endpoint.port)} is not in {VARIABLE} (allowed: "
+                f"{self}); a host name must be listed by name"
+            )
+        addresses = [literal] if literal is not None else self._resolve(endpoint, resolve)
         for addr in addresses:
             self._check_address(endpoint, unmapped(addr), named)
         return addresses

@@ -16,7 +16,7 @@ from server.servicers.arena_consent import ConsentRpcs
 from server.servicers.arena_quota import QuotaRpcs
 from server.servicers.arena_ranked import RankedRpcs
 from server.servicers.errors import stream, unary
-from server.servicers.gate import StreamGate
+from server.servicers.gate import StreamClient, StreamGate
 from server.services import seattraces
 from server.services import validation as v
 from server.services.accounts import AccountService
@@ -250,12 +250,13 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
         self, request: arena_pb2.WatchTournamentRequest, context: grpc.ServicerContext
     ) -> Iterator[arena_pb2.TournamentEvent]:
         self.tournaments.get(request.tournament_id)  # NOT_FOUND before taking a place
-        with self.streams.hold():
-            stop = threading.Event()
-            context.add_callback(stop.set)
+        stop = threading.Event()
+        context.add_callback(stop.set)
+        with self.streams.hold(StreamClient.of_call(context), stop) as place:
             feed = self.matches.feed
             events = follow(feed, request.tournament_id, request.include_finished, stop)
             for record, match in events:
+                place.touch()
                 yield self._event(record, match)
 
     @unary

@@ -18,7 +18,7 @@ from server.auth import caller, current_principal, policy
 from server.ratings import sprt
 from server.servicers import convert
 from server.servicers.errors import stream, unary
-from server.servicers.gate import StreamGate
+from server.servicers.gate import StreamClient, StreamGate
 from server.services.bots import BotService
 from server.services.errors import InvalidArgumentError
 from server.services.headtohead import HeadToHeadService
@@ -69,10 +69,11 @@ class RankedRpcs:
     def WatchSprt(
         self, request: arena_pb2.SprtRef, context: grpc.ServicerContext
     ) -> Iterator[arena_pb2.SprtStatus]:
-        with self.streams.hold():
-            stop = threading.Event()
-            context.add_callback(stop.set)
+        stop = threading.Event()
+        context.add_callback(stop.set)
+        with self.streams.hold(StreamClient.of_call(context), stop) as place:
             for status in self.tests.watch(request.test_id, stop):
+                place.touch()
                 yield convert.sprt_status(status)
 
     @unary

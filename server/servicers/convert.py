@@ -20,6 +20,7 @@ from server.servicers.convert_consent import time_control as time_control
 from server.servicers.convert_ranked import ladder as ladder
 from server.servicers.convert_ranked import leaderboard as leaderboard
 from server.servicers.convert_ranked import sprt_status as sprt_status
+from server.services.forfeits import public_detail
 from server.services.history import History
 from server.services.quotas import QuotaReport
 from server.services.replays import Replay
@@ -169,7 +170,8 @@ def match(record: MatchRecord, reveal_seed: bool = True) -> common_pb2.Match:
                 score=s.score or 0,
                 rank=s.rank or 0,
                 forfeit_reason=s.forfeit_reason,
-                forfeit_detail=s.forfeit_detail,
+                # never the bot's own output, even of a match recorded before that rule
+                forfeit_detail=public_detail(s.forfeit_reason, s.forfeit_detail),
                 # where it happened is part of the log: withheld with it
                 forfeit_decision=(s.forfeit_at + 1)
                 if reveal_seed and s.forfeit_reason and s.forfeit_at is not None

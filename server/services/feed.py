@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from server.services import publication
 from server.services.errors import NotFoundError
 from server.storage import MatchRecord, Store, TournamentRecord
 
@@ -154,10 +155,7 @@ class TournamentFeed:
         return ch
 
     def _published(self, tournament_id: str, matches: Sequence[MatchRecord]) -> dict[str, bool]:
-        if not matches:
-            return {}
-        open_blocks = self.store.open_block_keys(tournament_id)
-        return {m.match_id: (m.round, m.table) not in open_blocks for m in matches}
+        return publication.published_many(self.store, tournament_id, matches)
 
 
 def _seq(event: MatchEvent) -> int:
@@ -206,6 +204,6 @@ def follow(
 def _from_store(feed: TournamentFeed, tournament_id: str, seen: set[str]) -> list[MatchEvent]:
     """The final matches a stream has not sent yet, read from the store (once)."""
     found = [m for m in feed.store.finished_matches(tournament_id) if m.match_id not in seen]
-    open_blocks = feed.store.open_block_keys(tournament_id) if found else set()
+    published = publication.published_many(feed.store, tournament_id, found)
     seen.update(m.match_id for m in found)
-    return [MatchEvent(0, m, (m.round, m.table) not in open_blocks) for m in found]
+    return [MatchEvent(0, m, published[m.match_id]) for m in found]

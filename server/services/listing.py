@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from server.services import publication
 from server.services import validation as v
 from server.services.errors import InvalidArgumentError, NotFoundError
 from server.storage import MatchRecord, Store
@@ -57,8 +58,7 @@ class MatchListing:
         if self.store.get_tournament(tournament_id) is None:
             raise NotFoundError(f"unknown tournament {tournament_id!r}")
         found, total = self.store.match_page(tournament_id, after, size)
-        rounds = (found[0].round, found[-1].round) if found else None
-        open_blocks = self.store.open_block_keys(tournament_id, rounds) if found else set()
-        matches = tuple((m, (m.round, m.table) not in open_blocks) for m in found)
+        published = publication.published_many(self.store, tournament_id, found)
+        matches = tuple((m, published[m.match_id]) for m in found)
         next_token = page_token(found[-1]) if len(found) == size else ""
         return MatchPage(matches, next_token, total)

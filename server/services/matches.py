@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from server.services import publication
 from server.services import validation as v
 from server.services.errors import (
     FailedPreconditionError,
@@ -113,9 +114,9 @@ class MatchService:
         return match, self.store.get_decisions(match_id)
 
     def published(self, match: MatchRecord) -> bool:
-        """Whether a match's seed, log and replay may be shown: once every rotation sharing
-        its seed is final (before, they would tell the others' bots what chance holds)."""
-        return not self.store.block_open(match.tournament_id, match.round, match.table)
+        """Whether a match's seed, log and replay may be shown: once every match sharing its
+        seed is final (the rule is :mod:`server.services.publication`)."""
+        return publication.published(self.store, match)
 
     def claim(
         self, match_id: str, worker_id: str, task_id: str = "", lease_factor: int = 1
@@ -364,7 +365,7 @@ class MatchService:
         match = self.get(match_id)
         if match.status is MatchStatus.FINISHED and not self.published(match):
             raise FailedPreconditionError(
-                f"match {match_id} shares its seed with rotations still being played; its "
+                f"match {match_id} shares its seed with matches still being played; its "
                 "replay is published when they are all final"
             )
         match, decisions = self.detail(match_id)

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from server.services import validation as v
 from server.services.errors import InvalidArgumentError
+from server.services.forfeits import public_detail
 from server.services.hygiene import finite_seconds, no_nul, strip_nul
 from server.storage import MatchRecord, Outcome
 
@@ -45,10 +46,12 @@ def check_outcome(match: MatchRecord, outcome: Outcome) -> None:
 
 
 def clean_outcome(outcome: Outcome) -> Outcome:
-    """The outcome with NUL characters stripped from its free text: forfeit details (a bot's
-    stderr tail) and action texts. Structured fields are checked, not cleaned."""
+    """The outcome with its forfeit details made public (what happened, never the bot's own
+    output: see :mod:`server.services.forfeits`; the owner reads that in the seat trace) and
+    NUL characters stripped from action texts. Structured fields are checked, not cleaned."""
     seats = tuple(
-        replace(seat, forfeit_detail=strip_nul(seat.forfeit_detail)) for seat in outcome.seats
+        replace(seat, forfeit_detail=public_detail(seat.forfeit_reason, seat.forfeit_detail))
+        for seat in outcome.seats
     )
     # Copy only the decisions that need it: a match logs hundreds, almost never with a NUL.
     decisions = tuple(

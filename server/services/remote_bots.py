@@ -11,6 +11,9 @@ operator who narrows the list stops matches with endpoints no longer allowed.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import grpc
@@ -24,6 +27,7 @@ from server.remote_hosts import (
     Endpoint,
     EndpointError,
     Resolver,
+    TimedResolver,
     hostport,
     parse_endpoint,
     system_resolver,
@@ -34,6 +38,7 @@ from server.services.errors import (
     AlreadyExistsError,
     FailedPreconditionError,
     InvalidArgumentError,
+    ResourceExhaustedError,
 )
 from server.services.hygiene import strip_nul
 from server.services.quotas import Quota, QuotaService
@@ -41,6 +46,10 @@ from server.storage import BotRecord, Store, StoreConflictError
 
 #: Deadline of the registration handshake (a Decide on the game's first decision).
 HANDSHAKE_SECONDS = 2.0
+#: Time limit of a host name lookup (registration and claims).
+LOOKUP_SECONDS = 2.0
+#: Registrations checking their endpoints (lookup and handshake) at once.
+HANDSHAKES = 4
 #: The match id a handshake request carries (no match has it: ids are hex).
 HANDSHAKE_MATCH_ID = "handshake"
 MAX_CA_PEM_BYTES = 64 * 1024
@@ -75,12 +84,16 @@ class RemoteBotService:
         resolve: Resolver = system_resolver,
         handshake_seconds: float = HANDSHAKE_SECONDS,
         quotas: QuotaService | None = None,
+        lookup_seconds: float = LOOKUP_SECONDS,
+        handshakes: int = HANDSHAKES,
     ) -> None:
         self.store = store
         self.allow = allow
-        self.resolve = resolve
+        self.resolve = TimedResolver(resolve, lookup_seconds)
         self.handshake_seconds = handshake_seconds
         self.quotas = quotas or QuotaService(store)
+        self.handshakes = handshakes
+        self._handshaking = threading.BoundedSemaphore(handshakes)
 
     def register(
         self,
@@ -115,10 +128,11 @@ class RemoteBotService:
         same = existing is not None and (existing.endpoint, existing.ca_pem) == (parsed.url, ca_pem)
         needs = {Quota.BOTS: int(existing is None), Quota.VERSIONS_PER_DAY: int(not same)}
         self.quotas.check_all(caller, needs)  # before any connection is made
-        pin = self.pin(parsed.url)
-        if pin.unreachable:
-            raise FailedPreconditionError(f"endpoint {parsed.url} refused: {pin.unreachable}")
-        self._handshake(parsed, game, pin, ca_pem)
+        with self._handshake_place():
+            pin = self.pin(parsed.url)
+            if pin.unreachable:
+                raise FailedPreconditionError(f"endpoint {parsed.url} refused: {pin.unreachable}")
+            self._handshake(parsed, game, pin, ca_pem)
         try:
             with self.quotas.guard(caller, needs):
                 bot, created = self.store.add_remote_version(
@@ -127,6 +141,21 @@ class RemoteBotService:
         except StoreConflictError as exc:
             raise AlreadyExistsError(str(exc)) from None
         return Registered(bot, created, pin.address)
+
+    @contextlib.contextmanager
+    def _handshake_place(self) -> Iterator[None]:
+        """One of the few places for a registration's lookup and handshake (each bounded in
+        time), or RESOURCE_EXHAUSTED at once: registrations never hold more than
+        ``handshakes`` server threads, however many arrive or however slow their endpoints."""
+        if not self._handshaking.acquire(blocking=False):
+            raise ResourceExhaustedError(
+                f"{self.handshakes} remote bot registrations are already checking their "
+                "endpoints (HAMLET_REMOTE_HANDSHAKES); retry in a few seconds"
+            )
+        try:
+            yield
+        finally:
+            self._handshaking.release()
 
     def pin(self, endpoint: str) -> Pin:
         """The address to dial for ``endpoint`` now (resolved and checked afresh)."""

@@ -176,7 +176,7 @@ def seat_view(store: Store, match: MatchRecord, seat: int, published: bool) -> S
         )
     if match.status is not MatchStatus.FINISHED or not published:
         raise FailedPreconditionError(
-            f"match {match.match_id} is {match.status.value} or shares its seed with rotations "
+            f"match {match.match_id} is {match.status.value} or shares its seed with matches "
             "still being played: a seat's view is shown with its log, once the block is final"
         )
     decisions = store.get_decisions(match.match_id)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -179,11 +179,9 @@ class Store(Protocol):
         and the tournament's match count; a constant number of queries."""
         ...
 
-    def open_block_keys(
-        self, tournament_id: str, rounds: tuple[int, int] | None = None
-    ) -> set[tuple[int, int]]:
-        """(round, table) of every duplicate block with a match not yet final (in the rounds
-        ``rounds`` = (first, last), if given)."""
+    def open_seeds(self, tournament_id: str, seeds: Collection[int]) -> set[int]:
+        """Those of ``seeds`` dealt to a match of ``tournament_id`` that is not final (see
+        :mod:`server.services.publication`)."""
         ...
 
     def finished_matches(self, tournament_id: str) -> list[MatchRecord]:
@@ -305,10 +303,6 @@ class Store(Protocol):
     def match_routes(self, match_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """The queue and the duplicate block (``tournament.rROUND.tTABLE``) of each match,
         in rotation order."""
-        ...
-
-    def block_open(self, tournament_id: str, round: int, table: int) -> bool:
-        """Whether a match of this duplicate block (the rotations sharing a seed) is not final."""
         ...
 
     def mark_queued(self, match_ids: Sequence[str], now: datetime) -> list[str]:

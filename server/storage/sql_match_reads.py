@@ -7,7 +7,7 @@ never a few per match.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
 from sqlalchemy import and_, func, or_, select, tuple_
@@ -54,17 +54,16 @@ class MatchReadsPart(SqlBase):
             )
             return self._match_records(s, rows), int(total or 0)
 
-    def open_block_keys(
-        self, tournament_id: str, rounds: tuple[int, int] | None = None
-    ) -> set[tuple[int, int]]:
+    def open_seeds(self, tournament_id: str, seeds: Collection[int]) -> set[int]:
+        if not seeds:
+            return set()
         with self._tx() as s:
-            q = select(m.Match.round, m.Match.table_index).where(
-                m.Match.tournament_id == tournament_id, m.Match.status.not_in(FINAL)
+            q = select(m.Match.seed).where(
+                m.Match.tournament_id == tournament_id,
+                m.Match.status.not_in(FINAL),
+                m.Match.seed.in_(sorted(seeds)),
             )
-            if rounds is not None:  # a page's rounds only: the cost of a page, not of all
-                q = q.where(m.Match.round.between(*rounds))
-            rows = s.execute(q.distinct()).all()
-            return {(int(r), int(t)) for r, t in rows}
+            return {int(x) for x in s.scalars(q.distinct()).all()}
 
     def finished_matches(self, tournament_id: str) -> list[MatchRecord]:
         return self.final_after(tournament_id, None, 1_000_000)

@@ -49,20 +49,6 @@ class MatchesPart(MatchReadsPart):
                     out[str(mid)] = (str(queue), f"{tid}.r{rnd}.t{table}")
         return out
 
-    def block_open(self, tournament_id: str, round: int, table: int) -> bool:
-        with self._tx() as s:
-            found = s.scalar(
-                select(m.Match.id)
-                .where(
-                    m.Match.tournament_id == tournament_id,
-                    m.Match.round == round,
-                    m.Match.table_index == table,
-                    m.Match.status.not_in(FINAL),
-                )
-                .limit(1)
-            )
-            return found is not None
-
     def mark_queued(self, match_ids: Sequence[str], now: datetime) -> list[str]:
         changed = []
         with self._tx() as s:

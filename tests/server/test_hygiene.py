@@ -22,7 +22,7 @@ def test_nul_in_a_stderr_tail_is_stripped_and_the_match_recorded(
 ) -> None:
     spec = running_match(served, admin_metadata, worker_metadata)
     outcome = fakeworker.play_outcome(spec, forfeit_seat=0)
-    outcome.forfeits[0].detail = "the bot exited with code 1: Traceback\x00 | boom\x00"
+    outcome.forfeits[0].detail = "the bot exited with status 1: Traceback\x00 | boom\x00"
     outcome.decisions[0].action_text = "play\x00 1"
     answer = served.host.ReportMatch(
         worker_pb2.ReportMatchRequest(
@@ -38,7 +38,8 @@ def test_nul_in_a_stderr_tail_is_stripped_and_the_match_recorded(
         arena_pb2.MatchRef(match_id=spec.match_id), metadata=admin_metadata
     )
     assert detail.match.status == common_pb2.MATCH_STATUS_FINISHED
-    assert detail.match.seats[0].forfeit_detail == "the bot exited with code 1: Traceback | boom"
+    # what happened, without the bot's stderr (its owner's, in the seat trace)
+    assert detail.match.seats[0].forfeit_detail == "the bot exited with status 1"
     assert detail.decisions[0].action_text == "play 1"
 
 

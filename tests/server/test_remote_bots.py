@@ -148,7 +148,7 @@ def test_an_uploaded_bots_name_is_not_taken_over(remote: Running) -> None:
         ("grpc://[::ffff:127.0.0.2]:{port}", FAILED, "loopback"),
         ("grpc://evil.example.org:{port}", FAILED, "not in HAMLET_REMOTE_BOT_HOSTS"),
         ("grpc://bot.example.org:{port}", FAILED, "bot.example.org (10.0.0.7) is a private"),
-        ("grpc://sneaky.example.org:{port}", FAILED, "(127.0.0.2) is a loopback"),
+        ("grpc://sneaky.example.org:{port}", FAILED, "not in HAMLET_REMOTE_BOT_HOSTS"),
         ("grpc://10.0.0.7:{port}", FAILED, "private"),
         ("grpc://169.254.169.254:{port}", FAILED, "link-local"),
     ],

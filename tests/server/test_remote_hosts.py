@@ -113,7 +113,8 @@ def test_a_listed_name_with_public_addresses_is_allowed() -> None:
     assert check("v6.example.org", "grpcs://v6.example.org:443") == [
         "2606:2800:220:1:248:1893:25c8:1946"
     ]
-    assert check("93.184.216.0/24", "grpc://bots.example.org:1") == ["93.184.216.34"]
+    # a network entry covers addresses, not names: a name is resolved only if listed
+    assert "must be listed by name" in refusal("93.184.216.0/24", "grpc://bots.example.org:1")
 
 
 def test_an_unlisted_host_is_refused() -> None:
@@ -180,7 +181,10 @@ def test_special_addresses_are_allowed_when_listed_explicitly() -> None:
     assert check("127.0.0.1", "grpc://127.0.0.1:50051") == ["127.0.0.1"]
     assert check("10.0.0.0/8", "grpc://10.9.8.7:1") == ["10.9.8.7"]
     assert check("::1", "grpc://[::1]:1") == ["::1"]
-    assert check("169.254.0.0/16", "grpc://meta.example.org:80") == ["169.254.169.254"]
+    assert check("meta.example.org,169.254.0.0/16", "grpc://meta.example.org:80") == [
+        "169.254.169.254"
+    ]
+    assert "link-local" in refusal("meta.example.org", "grpc://meta.example.org:80")
     # a wide entry still covers the public addresses inside it
     assert check("0.0.0.0/0", "grpc://93.184.216.34:1") == ["93.184.216.34"]
 

@@ -8,7 +8,7 @@ import threading
 import grpc
 import pytest
 
-from hamlet.v1 import arena_pb2
+from hamlet.v1 import arena_pb2, arena_pb2_grpc
 from tests.server import fakeworker
 from tests.server.conftest import Running
 
@@ -30,9 +30,11 @@ def _tournament(run: Running, rounds: int = 2) -> str:
 class Watcher(threading.Thread):
     """Follows one tournament to its end, keeping what it was sent."""
 
-    def __init__(self, run: Running, tournament_id: str) -> None:
+    def __init__(
+        self, run: Running, tournament_id: str, stub: arena_pb2_grpc.ArenaStub | None = None
+    ) -> None:
         super().__init__(daemon=True)
-        self.stream = run.arena.WatchTournament(
+        self.stream = (stub or run.arena).WatchTournament(
             arena_pb2.WatchTournamentRequest(tournament_id=tournament_id), timeout=GUARD
         )
         self.first = threading.Event()
@@ -53,7 +55,9 @@ class Watcher(threading.Thread):
 
 def test_forty_watchers_neither_starve_reports_nor_miss_events(running: Running) -> None:
     tid = _tournament(running)
-    watchers = [Watcher(running, tid) for _ in range(40)]
+    # Ten users with four streams each: within each one's share, so only the cap refuses.
+    stubs = [running.user(f"watcher{i}")[1] for i in range(10)]
+    watchers = [Watcher(running, tid, stubs[i % 10]) for i in range(40)]
     for w in watchers:
         w.start()
     for w in watchers:
