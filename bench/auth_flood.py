@@ -1,0 +1,241 @@
+"""Attacks on the gRPC boundary, measured against a real server in a subprocess (loopback,
+a temporary data directory, bounded loops).
+
+    .venv/bin/python bench/auth_flood.py             # flood, oracle, big requests
+    .venv/bin/python bench/auth_flood.py --only flood
+
+* ``flood``: a worker's ``AnnounceWorker`` median latency alone, then while ``--threads``
+  clients send wrong secrets for the worker token's id (the issue's target: at most 2x);
+  another user's ``GetTournament``-like read (``ListGames`` with a token) likewise; and how
+  the flood's calls were answered (UNAUTHENTICATED vs RESOURCE_EXHAUSTED).
+* ``oracle``: median time of a wrong secret for an unknown token id vs for a known one.
+* ``big``: the server's peak RSS (VmHWM) before and after ``--big`` anonymous 16 MiB
+  ``SubmitBot`` requests sent at once.
+
+It only uses the public API, so it runs against an older checkout too
+(``PYTHONPATH=<checkout> python bench/auth_flood.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+
+from hamlet.v1 import arena_pb2, arena_pb2_grpc, worker_pb2, worker_pb2_grpc
+
+SERVE = r"""
+import sys, time
+from pathlib import Path
+from server.app import build_server
+from server.config import Settings
+from server.services.scheduling import MemoryEnqueuer
+data = Path(sys.argv[1])
+settings = Settings(data_dir=data, grpc_port=0, metrics_port=-1, reaper_interval_seconds=3600)
+server, port = build_server(settings, enqueuer=MemoryEnqueuer())
+(data / "port").write_text(str(port))
+while True:
+    time.sleep(3600)
+"""
+
+
+class Server:
+    """A Hamlet server in a subprocess with its data in a temporary directory."""
+
+    def __init__(self) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix="hamlet-bench-")
+        self.data = Path(self._tmp.name) / "data"
+        self.data.mkdir()
+        self.log = Path(self._tmp.name) / "server.log"
+        with self.log.open("w") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", SERVE, str(self.data)], stderr=log, stdout=log
+            )
+        deadline = time.monotonic() + 60
+        while not (self.data / "port").exists():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise SystemExit("the server did not start")
+            time.sleep(0.1)
+        time.sleep(0.2)
+        self.addr = f"127.0.0.1:{(self.data / 'port').read_text()}"
+        self.admin = (self.data / "admin.token").read_text().strip()
+        self.worker = (self.data / "worker.token").read_text().strip()
+
+    def channel(self, token: str | None) -> grpc.Channel:
+        options = [("grpc.max_send_message_length", 32 * 1024 * 1024)]
+        channel = grpc.insecure_channel(self.addr, options=options)
+        if token is None:
+            return channel
+        return grpc.intercept_channel(channel, _Bearer(token))
+
+    def peak_rss_mb(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def rss_mb(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def log_lines(self) -> int:
+        return len(self.log.read_text(errors="replace").splitlines())
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+        self._tmp.cleanup()
+
+
+class _Bearer(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def intercept_unary_unary(self, continuation, details, request):  # type: ignore[no-untyped-def]
+        metadata = [*(details.metadata or ()), ("authorization", f"Bearer {self.token}")]
+        return continuation(details._replace(metadata=metadata), request)
+
+
+def _median_ms(call: object, n: int) -> float:
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        try:
+            call()  # type: ignore[operator]
+        except grpc.RpcError:
+            pass
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def _wrong(token: str) -> str:
+    prefix, token_id, secret = token.split("_", 2)
+    return f"{prefix}_{token_id}_{'x' * len(secret)}"
+
+
+def flood(server: Server, threads: int, samples: int) -> None:
+    host = worker_pb2_grpc.MatchHostStub(server.channel(server.worker))
+    announce = worker_pb2.AnnounceWorkerRequest(worker_id="bench")
+    user = arena_pb2_grpc.ArenaStub(server.channel(server.admin))
+    host.AnnounceWorker(announce)
+    user.ListGames(arena_pb2.ListGamesRequest())
+    quiet_worker = _median_ms(lambda: host.AnnounceWorker(announce), samples)
+    quiet_user = _median_ms(lambda: user.ListGames(arena_pb2.ListGamesRequest()), samples)
+
+    stop = threading.Event()
+    codes: Counter[str] = Counter()
+    lock = threading.Lock()
+    bad = worker_pb2_grpc.MatchHostStub(server.channel(_wrong(server.worker)))
+
+    def attacker() -> None:
+        while not stop.is_set():
+            try:
+                bad.AnnounceWorker(announce, timeout=10)
+                code = "OK"
+            except grpc.RpcError as exc:
+                code = exc.code().name
+            with lock:
+                codes[code] += 1
+
+    lines_before = server.log_lines()
+    pool = [threading.Thread(target=attacker, daemon=True) for _ in range(threads)]
+    for t in pool:
+        t.start()
+    time.sleep(1.0)
+    loud_worker = _median_ms(lambda: host.AnnounceWorker(announce), samples)
+    loud_user = _median_ms(lambda: user.ListGames(arena_pb2.ListGamesRequest()), samples)
+    stop.set()
+    for t in pool:
+        t.join(15)
+    print(f"flood: {threads} threads of wrong secrets for the worker token's id")
+    print(f"  worker AnnounceWorker median: {quiet_worker:.2f} ms alone, {loud_worker:.2f} ms "
+          f"during the flood ({loud_worker / quiet_worker:.1f}x)")
+    print(f"  user ListGames median:        {quiet_user:.2f} ms alone, {loud_user:.2f} ms "
+          f"during the flood ({loud_user / quiet_user:.1f}x)")
+    print(f"  the flood's calls were answered: {dict(codes)}")
+    print(f"  server log lines written during the flood: {server.log_lines() - lines_before}")
+
+
+def oracle(server: Server, samples: int) -> None:
+    known = _wrong(server.admin)
+    token_id = server.admin.split("_")[1]
+    unknown_id = "0" * len(token_id) if token_id != "0" * len(token_id) else "1" * len(token_id)
+    unknown = known.replace(token_id, unknown_id)
+    results = {}
+    for name, token in (("unknown id", unknown), ("known id, wrong secret", known)):
+        stub = arena_pb2_grpc.ArenaStub(server.channel(token))
+        messages = set()
+
+        def call(stub: arena_pb2_grpc.ArenaStub = stub, messages: set[str] = messages) -> None:
+            try:
+                stub.WhoAmI(arena_pb2.WhoAmIRequest())
+            except grpc.RpcError as exc:
+                messages.add(f"{exc.code().name}: {exc.details()}".replace(unknown_id, "<id>")
+                             .replace(token_id, "<id>"))
+                raise
+
+        results[name] = (_median_ms(call, samples), messages)
+    print(f"oracle: {samples} calls each (under the failure limit)")
+    for name, (ms, messages) in results.items():
+        print(f"  {name}: median {ms:.2f} ms; answers {sorted(messages)}")
+
+
+def big(server: Server, count: int) -> None:
+    stub = arena_pb2_grpc.ArenaStub(server.channel(None))
+    archive = b"\0" * (16 * 1024 * 1024 - 1024)
+    request = arena_pb2.SubmitBotRequest(name="big", archive=archive)
+    before_peak, before = server.peak_rss_mb(), server.rss_mb()
+    codes: Counter[str] = Counter()
+
+    def send() -> str:
+        try:
+            stub.SubmitBot(request, timeout=60)
+            return "OK"
+        except grpc.RpcError as exc:
+            return exc.code().name
+
+    with futures.ThreadPoolExecutor(count) as pool:
+        for code in pool.map(lambda _: send(), range(count)):
+            codes[code] += 1
+    print(f"big: {count} anonymous SubmitBot requests of 16 MiB at once")
+    print(f"  server RSS {before:.0f} MB (peak {before_peak:.0f} MB) before; peak "
+          f"{server.peak_rss_mb():.0f} MB after; answers {dict(codes)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=("flood", "oracle", "big"))
+    parser.add_argument("--threads", type=int, default=16)
+    parser.add_argument("--samples", type=int, default=40)
+    parser.add_argument("--big", type=int, default=72)
+    args = parser.parse_args()
+    for part in ("oracle", "flood", "big"):
+        if args.only not in (None, part):
+            continue
+        server = Server()  # a fresh server each, so one part's cool-down does not skew the next
+        try:
+            if part == "oracle":
+                oracle(server, 4)
+            elif part == "flood":
+                flood(server, args.threads, args.samples)
+            else:
+                big(server, args.big)
+        finally:
+            server.close()
+    os.sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
