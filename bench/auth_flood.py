@@ -19,7 +19,7 @@ It only uses the public API, so it runs against an older checkout too
 from __future__ import annotations
 
 import argparse
-import os
+import contextlib
 import statistics
 import subprocess
 import sys
@@ -112,10 +112,8 @@ def _median_ms(call: object, n: int) -> float:
     times = []
     for _ in range(n):
         start = time.perf_counter()
-        try:
+        with contextlib.suppress(grpc.RpcError):
             call()  # type: ignore[operator]
-        except grpc.RpcError:
-            pass
         times.append((time.perf_counter() - start) * 1000)
     return statistics.median(times)
 
@@ -160,10 +158,14 @@ def flood(server: Server, threads: int, samples: int) -> None:
     for t in pool:
         t.join(15)
     print(f"flood: {threads} threads of wrong secrets for the worker token's id")
-    print(f"  worker AnnounceWorker median: {quiet_worker:.2f} ms alone, {loud_worker:.2f} ms "
-          f"during the flood ({loud_worker / quiet_worker:.1f}x)")
-    print(f"  user ListGames median:        {quiet_user:.2f} ms alone, {loud_user:.2f} ms "
-          f"during the flood ({loud_user / quiet_user:.1f}x)")
+    print(
+        f"  worker AnnounceWorker median: {quiet_worker:.2f} ms alone, {loud_worker:.2f} ms "
+        f"during the flood ({loud_worker / quiet_worker:.1f}x)"
+    )
+    print(
+        f"  user ListGames median:        {quiet_user:.2f} ms alone, {loud_user:.2f} ms "
+        f"during the flood ({loud_user / quiet_user:.1f}x)"
+    )
     print(f"  the flood's calls were answered: {dict(codes)}")
     print(f"  server log lines written during the flood: {server.log_lines() - lines_before}")
 
@@ -182,8 +184,11 @@ def oracle(server: Server, samples: int) -> None:
             try:
                 stub.WhoAmI(arena_pb2.WhoAmIRequest())
             except grpc.RpcError as exc:
-                messages.add(f"{exc.code().name}: {exc.details()}".replace(unknown_id, "<id>")
-                             .replace(token_id, "<id>"))
+                messages.add(
+                    f"{exc.code().name}: {exc.details()}".replace(unknown_id, "<id>").replace(
+                        token_id, "<id>"
+                    )
+                )
                 raise
 
         results[name] = (_median_ms(call, samples), messages)
@@ -210,8 +215,10 @@ def big(server: Server, count: int) -> None:
         for code in pool.map(lambda _: send(), range(count)):
             codes[code] += 1
     print(f"big: {count} anonymous SubmitBot requests of 16 MiB at once")
-    print(f"  server RSS {before:.0f} MB (peak {before_peak:.0f} MB) before; peak "
-          f"{server.peak_rss_mb():.0f} MB after; answers {dict(codes)}")
+    print(
+        f"  server RSS {before:.0f} MB (peak {before_peak:.0f} MB) before; peak "
+        f"{server.peak_rss_mb():.0f} MB after; answers {dict(codes)}"
+    )
 
 
 def main() -> None:
@@ -234,7 +241,7 @@ def main() -> None:
                 big(server, args.big)
         finally:
             server.close()
-    os.sys.stdout.flush()
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":
