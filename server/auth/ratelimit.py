@@ -3,12 +3,16 @@
 Three kinds of limit, each counted per client address *and* per token id (a caller is
 refused when either key is over):
 
-* ``auth`` — failed authentications. Once a client address or a token id has failed
-  ``HAMLET_RATE_AUTH_FAILURES`` times within the window, further attempts are answered
+* ``auth`` — failed authentications. Once a client address has failed
+  ``HAMLET_RATE_AUTH_FAILURES`` times within the window, its further attempts are answered
   RESOURCE_EXHAUSTED *before* any key derivation until the window has room again (the
-  cool-down). A token already verified (remembered by a fast digest of the whole token)
-  never reaches this check, so a flood of wrong secrets aimed at a worker's token id does not
-  lock the real worker out.
+  cool-down). Once a token id has failed as often (from any addresses), attempts on it are
+  refused the same way from every address with a failure of its own in the window; an
+  address with a clean record may still try (one key derivation, and then it is not clean),
+  so a distributed flood is throttled to one try per address and window while the token's
+  real holder, elsewhere, is not locked out. A token already verified (remembered by a fast
+  digest of the whole token) never reaches these checks, so a flood of wrong secrets aimed at
+  a worker's token id, even from the worker's own address, does not stop the real worker.
 * ``write`` — calls that change state (``HAMLET_RATE_WRITES``).
 * ``read`` — expensive reads: listings, replays, leaderboards, histories
   (``HAMLET_RATE_READS``).
@@ -184,16 +188,19 @@ class RateLimiter:
                         self._warned = True
         return op(self._memory)
 
-    def allowed(self, kind: RateKind, *keys: str) -> bool:
-        """Whether every key is under ``kind``'s limit (counts nothing)."""
+    def under(self, kind: RateKind, key: str) -> bool:
+        """Whether ``key`` is under ``kind``'s limit (counts nothing, reports nothing)."""
+        return not key or self._run(_Test(self.items[kind], kind.value, key))
+
+    def clean(self, kind: RateKind, key: str) -> bool:
+        """Whether ``key`` has no ``kind`` event in the current window."""
         item = self.items[kind]
-        ok = True
-        for key in keys:
-            if key and not self._run(_Test(item, kind.value, key)):
-                ok = False
-        if not ok and self.on_refusal is not None:
+        return not key or self._run(_Clean(item, kind.value, key))
+
+    def refused(self, kind: RateKind) -> None:
+        """Report one refusal of ``kind`` (for the metrics)."""
+        if self.on_refusal is not None:
             self.on_refusal(kind)
-        return ok
 
     def hit(self, kind: RateKind, *keys: str) -> bool:
         """Count one call for every key; False (a refusal) when any key was over."""
@@ -222,6 +229,17 @@ class _Test:
 
     def __call__(self, limiter: MovingWindowRateLimiter) -> bool:
         return limiter.test(self.item, self.kind, self.key)
+
+
+@dataclass(frozen=True, slots=True)
+class _Clean:
+    item: RateLimitItem
+    kind: str
+    key: str
+
+    def __call__(self, limiter: MovingWindowRateLimiter) -> bool:
+        stats = limiter.get_window_stats(self.item, self.kind, self.key)
+        return stats.remaining >= self.item.amount
 
 
 @dataclass(frozen=True, slots=True)

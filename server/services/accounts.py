@@ -149,6 +149,17 @@ class AccountService:
             self._cache[key] = (fresh, self.clock())
         return fresh
 
+    def _may_try(self, address: str, token_key: str) -> bool:
+        """Whether a key derivation may be spent (see :mod:`server.auth.ratelimit`): the
+        address is not cooling down, and neither is the token id, unless the address has no
+        failure of its own (or nobody knows the address)."""
+        auth = RateKind.AUTH
+        if not self.limiter.under(auth, address):
+            return False
+        if self.limiter.under(auth, token_key):
+            return True
+        return bool(address) and self.limiter.clean(auth, address)
+
     def _verify(self, token: str, client: str) -> TokenRecord:
         address = f"addr:{client}" if client else ""
         try:
@@ -156,7 +167,8 @@ class AccountService:
         except tokens.MalformedTokenError as exc:
             self.limiter.failed(address)
             raise UnauthenticatedError(str(exc)) from None
-        if not self.limiter.allowed(RateKind.AUTH, address, f"token:{token_id}"):
+        if not self._may_try(address, f"token:{token_id}"):
+            self.limiter.refused(RateKind.AUTH)
             window = self.limiter.window_seconds(RateKind.AUTH)
             raise ResourceExhaustedError(
                 f"too many failed authentications from this address or for token {token_id}; "
@@ -246,8 +258,12 @@ class AccountService:
                 f"{', '.join(names(lacking))}"
             )
         revoked = self.store.revoke_token_tree(token_id, self.now())
+        gone = {token_id, *revoked}
         with self._lock:
-            self._cache.clear()
+            # Forget only these: other tokens (a worker's) stay verified, so a revocation
+            # never sends them back through a key derivation and its cool-downs.
+            for key in [k for k, (r, _) in self._cache.items() if r.token_id in gone]:
+                del self._cache[key]
         after = self.store.get_token(token_id)
         assert after is not None
         log.info(
@@ -299,6 +315,7 @@ class AccountService:
             user = self.store.create_user(ADMIN_USER, True, self.now())
             issued = self._issue(user, frozenset({Scope.ADMIN}), "bootstrap admin", None)
             write_private(data_dir / ADMIN_TOKEN_FILE, issued.token)
+            self._remember(issued)
             created = issued.token
             log.info("created the admin user and token %s", issued.record.token_id)
         if not self._holds(data_dir / WORKER_TOKEN_FILE, Scope.WORKER):
@@ -308,8 +325,15 @@ class AccountService:
             else:
                 issued = self._issue(admin, frozenset({Scope.WORKER}), "local workers", None)
                 write_private(data_dir / WORKER_TOKEN_FILE, issued.token)
+                # Verified by construction: local workers never wait on a key derivation
+                # (or on a cool-down an attacker aimed at this token's id).
+                self._remember(issued)
                 log.info("wrote worker token %s", issued.record.token_id)
         return created
+
+    def _remember(self, issued: Issued) -> None:
+        with self._lock:
+            self._cache[tokens.fingerprint(issued.token)] = (issued.record, self.clock())
 
     def _holds(self, path: Path, scope: Scope) -> bool:
         try:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from concurrent import futures
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import grpc
@@ -17,9 +19,13 @@ from prometheus_client import CollectorRegistry
 from hamlet.v1 import arena_pb2, worker_pb2, worker_pb2_grpc
 from server.app import build_server
 from server.auth import tokens
-from server.auth.ratelimit import RateLimits
+from server.auth.ratelimit import RateLimiter, RateLimits
 from server.config import Settings
+from server.pools import PoolInterceptor
+from server.services.accounts import AccountService
+from server.services.errors import ResourceExhaustedError, UnauthenticatedError
 from server.services.scheduling import MemoryEnqueuer
+from server.storage import SqlStore
 from tests.server.conftest import Running, snapshot
 from tests.server.fakeworker import FAKE_WORKER_WINDOW
 
@@ -239,3 +245,49 @@ def test_health_and_reflection_take_small_requests_only(running: Running) -> Non
         lambda: health.Check(health_pb2.HealthCheckRequest(service="x" * (100 * 1024)))
     )
     assert code is not grpc.StatusCode.OK
+
+
+def test_a_cooled_token_id_stays_open_to_a_clean_address_only(
+    store: SqlStore, tmp_path: Path, kdf_calls: list[int]
+) -> None:
+    accounts = AccountService(store, limiter=RateLimiter(RateLimits(auth_failures="3/minute")))
+    accounts.bootstrap(tmp_path)
+    admin = (tmp_path / "admin.token").read_text().strip()
+    for _ in range(3):  # the attacker at .1 cools the token id (and its own address) down
+        with pytest.raises(UnauthenticatedError):
+            accounts.authenticate(wrong(admin), "10.0.0.1")
+    with pytest.raises(ResourceExhaustedError):
+        accounts.authenticate(wrong(admin), "10.0.0.1")
+    # another attacker gets one try, then its address is no longer clean
+    with pytest.raises(UnauthenticatedError):
+        accounts.authenticate(wrong(admin), "10.0.0.2")
+    derived = len(kdf_calls)
+    with pytest.raises(ResourceExhaustedError):
+        accounts.authenticate(wrong(admin), "10.0.0.2")
+    assert len(kdf_calls) == derived
+    # the real holder, at a clean address, is not locked out
+    assert accounts.authenticate(admin, "10.0.0.9").name == "admin"
+
+
+def test_a_revocation_keeps_other_verified_tokens(guarded: Running) -> None:
+    attacker = worker_pb2_grpc.MatchHostStub(guarded.channel_for(wrong(guarded.worker_token)))
+    announce = worker_pb2.AnnounceWorkerRequest(worker_id="real")
+    guarded.arena.WhoAmI(arena_pb2.WhoAmIRequest())  # the admin's token, verified before
+    for _ in range(AUTH_FAILURES + 1):  # the worker's token id and loopback cool down
+        with pytest.raises(grpc.RpcError):
+            attacker.AnnounceWorker(announce)
+    spare = guarded.arena.CreateToken(arena_pb2.CreateTokenRequest(scopes=["read"]))
+    guarded.arena.RevokeToken(arena_pb2.RevokeTokenRequest(token_id=spare.token_info.token_id))
+    guarded.host.AnnounceWorker(announce)  # still verified: no cool-down applies
+
+
+def test_only_admitted_calls_go_to_the_workers_pool() -> None:
+    pool = futures.ThreadPoolExecutor(1)
+    handler = grpc.unary_unary_rpc_method_handler(lambda request, context: None)
+    details = SimpleNamespace(method="/hamlet.v1.MatchHost/ClaimMatch", invocation_metadata=())
+    for admit, on_pool in ((False, False), (True, True)):
+        interceptor = PoolInterceptor("/hamlet.v1.MatchHost/", pool, admit=lambda d, a=admit: a)
+        chosen = interceptor.intercept_service(lambda d: handler, details)  # type: ignore[arg-type]
+        assert chosen is not None
+        assert (getattr(chosen.unary_unary, "experimental_thread_pool", None) is pool) is on_pool
+    pool.shutdown()
