@@ -118,7 +118,7 @@ def _median_ms(call: object, n: int) -> float:
     return statistics.median(times)
 
 
-def _wrong(token: str) -> str:
+def wrong(token: str) -> str:
     prefix, token_id, secret = token.split("_", 2)
     return f"{prefix}_{token_id}_{'x' * len(secret)}"
 
@@ -132,31 +132,12 @@ def flood(server: Server, threads: int, samples: int) -> None:
     quiet_worker = _median_ms(lambda: host.AnnounceWorker(announce), samples)
     quiet_user = _median_ms(lambda: user.ListGames(arena_pb2.ListGamesRequest()), samples)
 
-    stop = threading.Event()
-    codes: Counter[str] = Counter()
-    lock = threading.Lock()
-    bad = worker_pb2_grpc.MatchHostStub(server.channel(_wrong(server.worker)))
-
-    def attacker() -> None:
-        while not stop.is_set():
-            try:
-                bad.AnnounceWorker(announce, timeout=10)
-                code = "OK"
-            except grpc.RpcError as exc:
-                code = exc.code().name
-            with lock:
-                codes[code] += 1
-
     lines_before = server.log_lines()
-    pool = [threading.Thread(target=attacker, daemon=True) for _ in range(threads)]
-    for t in pool:
-        t.start()
-    time.sleep(1.0)
-    loud_worker = _median_ms(lambda: host.AnnounceWorker(announce), samples)
-    loud_user = _median_ms(lambda: user.ListGames(arena_pb2.ListGamesRequest()), samples)
-    stop.set()
-    for t in pool:
-        t.join(15)
+    loud_worker, loud_user, codes = _under_flood(server, threads, samples, wrong(server.worker))
+    lines = server.log_lines() - lines_before
+    # The same flood without a token: calls refused at once, no key derivation ever (what any
+    # flood of cheap calls costs a Python gRPC server on this machine).
+    base_worker, base_user, base_codes = _under_flood(server, threads, samples, "-")
     print(f"flood: {threads} threads of wrong secrets for the worker token's id")
     print(
         f"  worker AnnounceWorker median: {quiet_worker:.2f} ms alone, {loud_worker:.2f} ms "
@@ -167,11 +148,69 @@ def flood(server: Server, threads: int, samples: int) -> None:
         f"during the flood ({loud_user / quiet_user:.1f}x)"
     )
     print(f"  the flood's calls were answered: {dict(codes)}")
-    print(f"  server log lines written during the flood: {server.log_lines() - lines_before}")
+    print(f"  server log lines written during the flood: {lines}")
+    print(
+        f"  baseline, the same flood with no token: worker {base_worker:.2f} ms "
+        f"({base_worker / quiet_worker:.1f}x), user {base_user:.2f} ms "
+        f"({base_user / quiet_user:.1f}x); answered {dict(base_codes)}"
+    )
+
+
+def _under_flood(
+    server: Server, threads: int, samples: int, token: str
+) -> tuple[float, float, dict[str, int]]:
+    """Median worker and user latency while another process floods with ``token``."""
+    host = worker_pb2_grpc.MatchHostStub(server.channel(server.worker))
+    announce = worker_pb2.AnnounceWorkerRequest(worker_id="bench")
+    user = arena_pb2_grpc.ArenaStub(server.channel(server.admin))
+    # The flood runs in its own process, so that its threads do not compete with the
+    # measuring thread for this process's GIL (the server is the one under test).
+    flooder = subprocess.Popen(
+        [sys.executable, __file__, "--threads", str(threads), "--flood-target", server.addr, token],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)
+    worker = _median_ms(lambda: host.AnnounceWorker(announce), samples)
+    user_ms = _median_ms(lambda: user.ListGames(arena_pb2.ListGamesRequest()), samples)
+    flooder.terminate()
+    out, _ = flooder.communicate(timeout=30)
+    codes = {k: int(v) for k, v in (x.split("=") for x in out.split())} if out else {}
+    return worker, user_ms, codes
+
+
+def attack(addr: str, token: str, threads: int) -> None:
+    """The flood's process: ``threads`` clients calling with ``token`` until terminated."""
+    import signal
+
+    stub = worker_pb2_grpc.MatchHostStub(grpc.insecure_channel(addr))
+    metadata = (("authorization", f"Bearer {token}"),) if token != "-" else ()
+    announce = worker_pb2.AnnounceWorkerRequest(worker_id="bench")
+    codes: Counter[str] = Counter()
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def one() -> None:
+        while not stop.is_set():
+            try:
+                stub.AnnounceWorker(announce, metadata=metadata, timeout=10)
+                code = "OK"
+            except grpc.RpcError as exc:
+                code = exc.code().name
+            with lock:
+                codes[code] += 1
+
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    pool = [threading.Thread(target=one) for _ in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    print(" ".join(f"{k}={v}" for k, v in codes.items()), flush=True)
 
 
 def oracle(server: Server, samples: int) -> None:
-    known = _wrong(server.admin)
+    known = wrong(server.admin)
     token_id = server.admin.split("_")[1]
     unknown_id = "0" * len(token_id) if token_id != "0" * len(token_id) else "1" * len(token_id)
     unknown = known.replace(token_id, unknown_id)
@@ -227,7 +266,13 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=16)
     parser.add_argument("--samples", type=int, default=40)
     parser.add_argument("--big", type=int, default=72)
+    parser.add_argument(
+        "--flood-target", nargs=2, metavar=("ADDR", "TOKEN"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
+    if args.flood_target:
+        attack(*args.flood_target, args.threads)
+        return
     for part in ("oracle", "flood", "big"):
         if args.only not in (None, part):
             continue

@@ -17,8 +17,8 @@ refused when either key is over):
 * ``read`` — expensive reads: listings, replays, leaderboards, histories
   (``HAMLET_RATE_READS``).
 
-Worker calls (``MatchHost``) are exempt from the write and read limits: they are few per
-match and already run on their own pool.
+Worker calls (``MatchHost``) are exempt from the write and read limits (they are few per
+match and run on their own pool), and so are admin tokens (as from quotas).
 
 Storage: memory (one server: the embedded mode, or any single server) by default; with
 ``HAMLET_RATE_STORAGE=redis`` the counters live in ``HAMLET_REDIS_URL`` and every server of a
