@@ -30,8 +30,10 @@ def rewrap(
     request_deserializer: Callable[[bytes], Any] | None = None,
 ) -> _Handler:
     """``handler`` with its behaviour wrapped by ``unary`` or ``stream`` (and, if given, its
-    request deserializer replaced). Hamlet's services have no client-streaming methods; a
-    handler of another kind comes back unchanged for the caller to judge."""
+    request deserializer replaced), by what it answers: one response (``unary``) or a stream
+    (``stream``). Hamlet's services have no client-streaming methods; the only
+    request-streaming handlers are the authentication's refusals, which never read their
+    request (and reflection's, which the wrappers pass through)."""
     parse = request_deserializer or handler.request_deserializer
     if handler.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(
@@ -42,6 +44,18 @@ def rewrap(
     if handler.unary_stream is not None:
         return grpc.unary_stream_rpc_method_handler(
             stream(handler.unary_stream),
+            request_deserializer=parse,
+            response_serializer=handler.response_serializer,
+        )
+    if handler.stream_unary is not None:
+        return grpc.stream_unary_rpc_method_handler(
+            unary(handler.stream_unary),
+            request_deserializer=parse,
+            response_serializer=handler.response_serializer,
+        )
+    if handler.stream_stream is not None:
+        return grpc.stream_stream_rpc_method_handler(
+            stream(handler.stream_stream),
             request_deserializer=parse,
             response_serializer=handler.response_serializer,
         )

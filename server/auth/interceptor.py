@@ -100,16 +100,46 @@ class AuthInterceptor(_Interceptor):
                 request_deserializer=size.strict(handler.request_deserializer)
             )
         authorized = size.has_authorization(handler_call_details.invocation_metadata)
-        wrapped = rewrap(
+        if not authorized:
+            refusal = self._anonymous_refusal(method, handler)
+            if refusal is not None:
+                return refusal
+        if handler.request_streaming:
+            # No client-streaming methods exist; refuse rather than pass one through unchecked.
+            return grpc.unary_unary_rpc_method_handler(self._refuse)
+        return rewrap(
             handler,
             lambda b: self._unary(method, b),
             lambda b: self._stream(method, b),
             size.limited(method, handler.request_deserializer, authorized),
         )
-        if wrapped is handler:
-            # No client-streaming methods exist; refuse rather than pass one through unchecked.
-            return grpc.unary_unary_rpc_method_handler(self._refuse)
-        return wrapped
+
+    def _anonymous_refusal(self, method: str, handler: _Handler) -> _Handler | None:
+        """For a call without a token to a method that needs one: a handler that refuses it
+        *without reading its request* (a request-streaming handler's request is read only
+        when iterated), so a 16 MiB anonymous SubmitBot is never even received whole."""
+        try:
+            policy.check_method(method, ANONYMOUS, self.public_reads)
+            return None
+        except UnauthenticatedError as exc:
+            code, message = grpc.StatusCode.UNAUTHENTICATED, str(exc)
+        except PermissionDeniedError as exc:
+            code, message = grpc.StatusCode.PERMISSION_DENIED, str(exc)
+
+        def refuse(requests: Any, context: grpc.ServicerContext) -> Any:
+            context.abort(code, message)
+
+        def refuse_stream(requests: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            context.abort(code, message)
+            yield  # pragma: no cover - abort raises
+
+        if handler.response_streaming:
+            return grpc.stream_stream_rpc_method_handler(
+                refuse_stream, response_serializer=handler.response_serializer
+            )
+        return grpc.stream_unary_rpc_method_handler(
+            refuse, response_serializer=handler.response_serializer
+        )
 
     def _principal(self, method: str, context: grpc.ServicerContext) -> Principal:
         host = client_host(context.peer())

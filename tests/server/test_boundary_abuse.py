@@ -213,7 +213,13 @@ BIG = 16 * 1024 * 1024 - 4096
 def test_a_16_mib_anonymous_request_is_refused_unparsed(running: Running) -> None:
     request = arena_pb2.SubmitBotRequest(name="big", game="toy", archive=b"\0" * BIG)
     before = snapshot(running.store)
+    # a method that needs a token: refused without reading the request at all
     code, details = code_and_details(lambda: running.connect(None).SubmitBot(request))
+    assert code is grpc.StatusCode.UNAUTHENTICATED
+    assert "needs a token" in details
+    # a public read: read, but refused by its size before parsing
+    big_read = arena_pb2.ListMatchesRequest(tournament_id="x" * BIG)
+    code, details = code_and_details(lambda: running.connect(None).ListMatches(big_read))
     assert code is grpc.StatusCode.RESOURCE_EXHAUSTED
     assert "64 KiB limit" in details
     # a small-request method refuses a large request even with a valid token

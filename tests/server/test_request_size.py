@@ -4,6 +4,7 @@ the token is checked."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -77,7 +78,6 @@ SUBMIT = "/hamlet.v1.Arena/SubmitBot"
 @pytest.mark.parametrize(
     ("method", "token"),
     [
-        (SUBMIT, None),
         ("/hamlet.v1.Arena/ListMatches", "hmt_x"),
         ("/hamlet.v1.Arena/GetMatch", None),
     ],
@@ -86,6 +86,27 @@ def test_a_large_request_is_refused_without_parsing(method: str, token: str | No
     result, parsed = _call(method, token, BIG, accept=True)
     assert parsed == []
     assert result[0] is grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_an_anonymous_call_that_needs_a_token_never_reads_its_request() -> None:
+    parsed: list[bytes] = []
+    interceptor = AuthInterceptor(lambda token, client: pytest.fail("no token"), True)
+    handler = interceptor.intercept_service(
+        lambda details: _handler(parsed),
+        _Details(SUBMIT, None),  # type: ignore[arg-type]
+    )
+    assert handler is not None and handler.request_streaming
+
+    def requests() -> Iterator[bytes]:
+        pytest.fail("the request was read")
+        yield b""
+
+    context = _Context(None)
+    with pytest.raises(_AbortedError):
+        handler.stream_unary(requests(), context)
+    assert context.aborted is not None
+    assert context.aborted[0] is grpc.StatusCode.UNAUTHENTICATED
+    assert parsed == []
 
 
 def test_a_large_request_with_a_wrong_token_is_never_parsed() -> None:
@@ -101,5 +122,6 @@ def test_a_large_request_with_a_good_token_is_parsed_after_authentication() -> N
 
 
 def test_a_small_request_is_parsed_at_once() -> None:
-    _result, parsed = _call(SUBMIT, None, b"small", accept=True)
+    result, parsed = _call(SUBMIT, "hmt_x", b"small", accept=True)
+    assert result == "done"
     assert parsed == [b"small"]
