@@ -29,6 +29,7 @@ import time
 from collections import Counter
 from concurrent import futures
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -37,6 +38,7 @@ from hamlet.v1 import arena_pb2, arena_pb2_grpc, worker_pb2, worker_pb2_grpc
 SERVE = r"""
 import sys, time
 from pathlib import Path
+from typing import Any
 from server.app import build_server
 from server.config import Settings
 from server.services.scheduling import MemoryEnqueuer
@@ -236,16 +238,27 @@ def oracle(server: Server, samples: int) -> None:
         print(f"  {name}: median {ms:.2f} ms; answers {sorted(messages)}")
 
 
-def big(server: Server, count: int) -> None:
-    stub = arena_pb2_grpc.ArenaStub(server.channel(None))
-    archive = b"\0" * (16 * 1024 * 1024 - 1024)
-    request = arena_pb2.SubmitBotRequest(name="big", archive=archive)
+#: The large requests sent: what, to which method, with which token.
+BIG_VARIANTS = ("anonymous SubmitBot", "anonymous ListMatches", "SubmitBot, wrong token")
+
+
+def big(server: Server, count: int, variant: str) -> None:
+    size = 16 * 1024 * 1024 - 1024
+    if variant == "anonymous ListMatches":
+        stub = arena_pb2_grpc.ArenaStub(server.channel(None))
+        request: Any = arena_pb2.ListMatchesRequest(tournament_id="x" * size)
+        method = stub.ListMatches
+    else:
+        token = wrong(server.admin) if "wrong" in variant else None
+        stub = arena_pb2_grpc.ArenaStub(server.channel(token))
+        request = arena_pb2.SubmitBotRequest(name="big", archive=b"\0" * size)
+        method = stub.SubmitBot
     before_peak, before = server.peak_rss_mb(), server.rss_mb()
     codes: Counter[str] = Counter()
 
     def send() -> str:
         try:
-            stub.SubmitBot(request, timeout=60)
+            method(request, timeout=120)
             return "OK"
         except grpc.RpcError as exc:
             return exc.code().name
@@ -253,7 +266,7 @@ def big(server: Server, count: int) -> None:
     with futures.ThreadPoolExecutor(count) as pool:
         for code in pool.map(lambda _: send(), range(count)):
             codes[code] += 1
-    print(f"big: {count} anonymous SubmitBot requests of 16 MiB at once")
+    print(f"big: {count} requests of 16 MiB at once: {variant}")
     print(
         f"  server RSS {before:.0f} MB (peak {before_peak:.0f} MB) before; peak "
         f"{server.peak_rss_mb():.0f} MB after; answers {dict(codes)}"
@@ -273,17 +286,18 @@ def main() -> None:
     if args.flood_target:
         attack(*args.flood_target, args.threads)
         return
-    for part in ("oracle", "flood", "big"):
+    parts = [("oracle", ""), ("flood", ""), *(("big", v) for v in BIG_VARIANTS)]
+    for part, variant in parts:
         if args.only not in (None, part):
             continue
-        server = Server()  # a fresh server each, so one part's cool-down does not skew the next
+        server = Server()  # a fresh server each: no cool-down or peak carries over
         try:
             if part == "oracle":
                 oracle(server, 4)
             elif part == "flood":
                 flood(server, args.threads, args.samples)
             else:
-                big(server, args.big)
+                big(server, args.big, variant)
         finally:
             server.close()
     sys.stdout.flush()

@@ -28,7 +28,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from server.auth import policy
 from server.auth.ratelimit import client_host, parse_limit
-from server.interceptors import rewrap
+from server.interceptors import Undecodable, rewrap, undecodable_message
 
 if TYPE_CHECKING:
     _Interceptor = grpc.ServerInterceptor[Any, Any]
@@ -53,13 +53,6 @@ WRITE_METHODS = frozenset(
     for method, access in policy.METHODS.items()
     if access not in (policy.Access.READ, policy.Access.OPEN)
 )
-
-
-class Undecodable:
-    """Stands in for a request whose bytes did not decode; the handler refuses it."""
-
-    def __init__(self, error: Exception) -> None:
-        self.error = error
 
 
 def tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
@@ -182,11 +175,7 @@ class BoundaryInterceptor(_Interceptor):
     def _refuse_undecodable(
         self, label: str, request: Undecodable, context: grpc.ServicerContext
     ) -> NoReturn:
-        reason = type(request.error).__name__
-        message = (
-            f"the request bytes are not a valid message for {label} ({reason}); "
-            "send a message built from the hamlet.v1 protos"
-        )
+        message = undecodable_message(label, request)
         self.refusals.refused(label, grpc.StatusCode.INVALID_ARGUMENT, message, _peer(context))
         context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
 

@@ -23,6 +23,23 @@ Unary = Callable[[Any, grpc.ServicerContext], Any]
 Stream = Callable[[Any, grpc.ServicerContext], Iterator[Any]]
 
 
+class Undecodable:
+    """Stands in for a request whose bytes did not decode (see :mod:`server.boundary`);
+    the handler refuses it."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def undecodable_message(method: str, request: Undecodable) -> str:
+    """The refusal of a request whose bytes did not decode, for ``/package.Service/Method``."""
+    service, _, name = method.strip("/").partition("/")
+    return (
+        f"the request bytes are not a valid message for {service.rsplit('.', 1)[-1]}/{name} "
+        f"({type(request.error).__name__}); send a message built from the hamlet.v1 protos"
+    )
+
+
 def rewrap(
     handler: _Handler,
     unary: Callable[[Unary], Unary],

@@ -20,7 +20,7 @@ import grpc
 from server.auth import policy, size
 from server.auth.identity import ANONYMOUS, Principal, Scope
 from server.auth.ratelimit import EXPENSIVE_READS, WRITES, RateKind, RateLimiter, client_host
-from server.interceptors import rewrap
+from server.interceptors import Undecodable, rewrap, undecodable_message
 from server.services.caller import Caller
 from server.services.errors import (
     PermissionDeniedError,
@@ -107,11 +107,39 @@ class AuthInterceptor(_Interceptor):
         if handler.request_streaming:
             # No client-streaming methods exist; refuse rather than pass one through unchecked.
             return grpc.unary_unary_rpc_method_handler(self._refuse)
+        if authorized and method in size.LARGE_METHODS and handler.unary_unary is not None:
+            return self._authenticate_then_read(method, handler)
         return rewrap(
             handler,
             lambda b: self._unary(method, b),
             lambda b: self._stream(method, b),
             size.limited(method, handler.request_deserializer, authorized),
+        )
+
+    def _authenticate_then_read(self, method: str, handler: _Handler) -> _Handler:
+        """A large method's handler that authenticates the caller *before* receiving the
+        request (a request-streaming handler reads its request only when iterated): a wrong
+        token never makes the server take in 16 MiB."""
+        behavior = handler.unary_unary
+        assert behavior is not None
+
+        def wrapped(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
+            _CURRENT.set(self._principal(method, context))
+            try:
+                request = next(requests, None)
+                if request is None:
+                    request = Undecodable(ValueError("no request message"))
+                if isinstance(request, Undecodable):
+                    message = undecodable_message(method, request)
+                    context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
+                return behavior(self._request(request, context), context)
+            finally:
+                _CURRENT.set(ANONYMOUS)
+
+        return grpc.stream_unary_rpc_method_handler(
+            wrapped,
+            request_deserializer=size.limited(method, handler.request_deserializer, True),
+            response_serializer=handler.response_serializer,
         )
 
     def _anonymous_refusal(self, method: str, handler: _Handler) -> _Handler | None:

@@ -63,12 +63,22 @@ def _call(method: str, token: str | None, data: bytes, accept: bool) -> tuple[An
     )
     assert handler is not None
     context = _Context(token)
-    request = handler.request_deserializer(data)
+    parse = handler.request_deserializer
+    assert parse is not None
     try:
-        result = handler.unary_unary(request, context)
+        if handler.request_streaming:  # read only when iterated: after authentication
+            assert handler.stream_unary is not None
+            result = handler.stream_unary(_lazy(parse, data), context)
+        else:
+            assert handler.unary_unary is not None
+            result = handler.unary_unary(parse(data), context)
     except _AbortedError:
         result = context.aborted
     return result, parsed
+
+
+def _lazy(parse: Any, data: bytes) -> Iterator[Any]:
+    yield parse(data)
 
 
 BIG = b"\0" * (size.SMALL_BYTES + 1)
