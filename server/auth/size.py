@@ -15,6 +15,13 @@ bytes before any parsing and
 The deserializer runs on the call's thread-pool thread, before the behaviour (grpc's
 ``_server`` calls it in the pool); returning a marker instead of raising keeps the refusal a
 clear status code rather than gRPC's "Exception deserializing request!".
+
+Two earlier gates (in :class:`~server.auth.interceptor.AuthInterceptor`) keep most large
+requests from being received at all: a call without a token to a method that needs one gets
+a request-streaming handler that refuses it without reading; a call with a token to one of
+:data:`LARGE_METHODS` gets a request-streaming handler that authenticates first and reads
+the request only then. What is left for this check is a large request to a method open to
+anonymous callers (public reads), or to a small method with a token.
 """
 
 from __future__ import annotations
