@@ -32,6 +32,7 @@ from __future__ import annotations
 import enum
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -44,6 +45,8 @@ from server.auth.policy import ARENA, METHODS, Access
 log = logging.getLogger(__name__)
 
 STORAGES = ("memory", "redis")
+#: After the shared storage fails, count in memory this long before trying it again.
+RETRY_SECONDS = 30.0
 
 
 class RateKind(enum.Enum):
@@ -167,22 +170,27 @@ class RateLimiter:
         self._memory = MovingWindowRateLimiter(MemoryStorage())
         self._shared: MovingWindowRateLimiter | None = None
         if limits.storage == "redis":
-            storage = storage_from_string(redis_storage_url(redis_url))
+            # Short timeouts: a slow Redis must not hold a sign-in for long.
+            storage = storage_from_string(
+                redis_storage_url(redis_url), socket_timeout=0.5, socket_connect_timeout=0.5
+            )
             assert isinstance(storage, Storage)  # a sync URL gives a sync storage
             self._shared = MovingWindowRateLimiter(storage)
         self._lock = threading.Lock()
         self._warned = False
+        self._down_until = 0.0  # after a failure, memory only for RETRY_SECONDS
 
     def window_seconds(self, kind: RateKind) -> int:
         """The length of ``kind``'s window (the longest a cool-down lasts)."""
         return int(self.items[kind].get_expiry())
 
     def _run(self, op: Callable[[MovingWindowRateLimiter], bool]) -> bool:
-        if self._shared is not None:
+        if self._shared is not None and time.monotonic() >= self._down_until:
             try:
                 return op(self._shared)
             except Exception as exc:  # a Redis outage: count in memory meanwhile
                 with self._lock:
+                    self._down_until = time.monotonic() + RETRY_SECONDS
                     if not self._warned:
                         log.warning("rate-limit storage unreachable (%s); using memory", exc)
                         self._warned = True

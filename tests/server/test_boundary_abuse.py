@@ -19,7 +19,7 @@ from prometheus_client import CollectorRegistry
 from hamlet.v1 import arena_pb2, worker_pb2, worker_pb2_grpc
 from server.app import build_server
 from server.auth import tokens
-from server.auth.ratelimit import RateLimiter, RateLimits
+from server.auth.ratelimit import RateKind, RateLimiter, RateLimits, redis_storage_url
 from server.config import Settings
 from server.pools import PoolInterceptor
 from server.services.accounts import AccountService
@@ -299,3 +299,14 @@ def test_only_admitted_calls_go_to_the_workers_pool() -> None:
         assert chosen is not None
         assert (getattr(chosen.unary_unary, "experimental_thread_pool", None) is pool) is on_pool
     pool.shutdown()
+
+
+def test_an_unreachable_rate_storage_falls_back_to_memory() -> None:
+    limiter = RateLimiter(
+        RateLimits(auth_failures="2/minute", storage="redis"), "redis://127.0.0.1:1/0"
+    )
+    assert limiter.under(RateKind.AUTH, "addr:x")  # not locked out
+    limiter.failed("addr:x")
+    limiter.failed("addr:x")
+    assert not limiter.under(RateKind.AUTH, "addr:x")  # and not open either
+    assert redis_storage_url("unix:///run/redis.sock") == "redis+unix:///run/redis.sock"
