@@ -65,10 +65,21 @@ def secure_data_dir(data_dir: Path, database_url: str) -> None:
             companion = database.with_name(database.name + suffix)
             if companion.exists():
                 _tighten(companion, FILE_MODE)
-    for child in data_dir.rglob("*"):
+    # Two levels only (the data dir's files, and logs/ and the like): the sweep stays quick
+    # even if HAMLET_DATA_DIR names a big directory.
+    for child in _two_levels(data_dir):
         if child.is_symlink():
             continue
         if child.is_dir():
             _tighten(child, DIR_MODE)
         elif child.is_file() and (child.suffix in _PRIVATE or ".db-" in child.name):
             _tighten(child, FILE_MODE)
+
+
+def _two_levels(root: Path) -> list[Path]:
+    out: list[Path] = []
+    for child in root.iterdir():
+        out.append(child)
+        if child.is_dir() and not child.is_symlink():
+            out.extend(child.iterdir())
+    return out
