@@ -23,8 +23,11 @@ from prometheus_client import CollectorRegistry
 import games
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, worker_pb2, worker_pb2_grpc
 from server.auth import AuthInterceptor
-from server.boundary import BoundaryInterceptor
+from server.auth.interceptor import bearer
+from server.auth.ratelimit import RateKind, RateLimiter
+from server.boundary import BoundaryInterceptor, RefusalLog
 from server.config import Settings
+from server.files import secure_data_dir
 from server.interceptors import MetricsInterceptor
 from server.metrics import ServerMetrics, serve_metrics
 from server.pools import PoolInterceptor
@@ -137,7 +140,7 @@ class HamletServer:
         self.grpc_server.start()
         if self.settings.metrics_port >= 0:
             self.metrics_http, self.metrics_port = serve_metrics(
-                self.settings.metrics_port, self.settings.grpc_host, self.metrics.registry
+                self.settings.metrics_port, self.settings.metrics_host, self.metrics.registry
             )
         self._reaper.start()
 
@@ -184,6 +187,16 @@ class HamletServer:
                 )
 
 
+def _verified_worker(accounts: AccountService, details: grpc.HandlerCallDetails) -> bool:
+    """Whether a call carries a worker token verified before (no key derivation here: this
+    runs on gRPC's serving thread)."""
+    try:
+        token = bearer(details.invocation_metadata)
+    except Exception:  # a malformed header: the interceptor refuses it on the shared pool
+        return False
+    return token is not None and accounts.verified_worker(token)
+
+
 def build_server(
     settings: Settings,
     *,
@@ -194,9 +207,16 @@ def build_server(
     """Build and start everything; returns the server and the gRPC port it listens on.
 
     ``resolver`` resolves remote bots' host names (tests give one that lies, like DNS can)."""
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    secure_data_dir(settings.data_dir, settings.effective_database_url)
     store = open_store(settings.effective_database_url)
     metrics = ServerMetrics(registry if registry is not None else CollectorRegistry())
+    limiter = RateLimiter(
+        settings.rate,
+        settings.redis_url,
+        on_refusal=lambda kind: metrics.rate_limited.labels(kind.value).inc(),
+    )
+    for kind in RateKind:
+        metrics.rate_limited.labels(kind.value)
     queue = _CountingEnqueuer(
         enqueuer or CeleryEnqueuer(settings.redis_url, store.match_routes), metrics
     )
@@ -229,7 +249,7 @@ def build_server(
             max_attempts=settings.max_match_attempts,
             feed=feed,
         ),
-        accounts=AccountService(store),
+        accounts=AccountService(store, limiter=limiter),
     )
     ladder = LadderService(
         store,
@@ -271,14 +291,20 @@ def build_server(
         futures.ThreadPoolExecutor(
             max_workers=settings.max_workers, thread_name_prefix="hamlet-grpc"
         ),
-        # The pool first (its handler is the one grpc runs); metrics next, so refused calls
-        # are counted with their status code; the boundary next, so it logs every refusal,
-        # the authentication's included.
+        # The pool first (its handler is the one grpc runs): it admits to the workers' pool
+        # only calls with a worker token verified before, so a flood of wrong secrets runs
+        # (throttled) on the shared pool; metrics next, so refused calls are counted with
+        # their status code; the boundary next, so it logs every refusal, the
+        # authentication's included; authentication last, on the pool chosen.
         interceptors=[
-            PoolInterceptor(f"/{SERVICE_NAMES[1]}/", worker_pool),
+            PoolInterceptor(
+                f"/{SERVICE_NAMES[1]}/",
+                worker_pool,
+                admit=lambda details: _verified_worker(services.accounts, details),
+            ),
             MetricsInterceptor(metrics),
-            BoundaryInterceptor(),
-            AuthInterceptor(services.accounts.authenticate, settings.public_reads),
+            BoundaryInterceptor(RefusalLog(settings.log_refusals, metrics.refusals_unlogged.inc)),
+            AuthInterceptor(services.accounts.authenticate, settings.public_reads, limiter),
         ],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),

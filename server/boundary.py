@@ -8,13 +8,18 @@
   sends; a storage error (a full disk, a lost connection) is one of them, and workers retry
   their reports on INTERNAL.
 * Every refused write (a status other than OK from a method that changes state) is logged
-  with its code and reason; refused reads are logged at DEBUG.
+  with its code, reason and client address (``context.peer()``); refused reads are logged at
+  DEBUG. Refusals are logged at most at :class:`RefusalLog`'s rate per client address
+  (``HAMLET_LOG_REFUSALS``); the ones over it are counted, and the count is logged with that
+  client's next logged refusal, so a flood cannot fill the disk but leaves a trace.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
+import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -22,7 +27,8 @@ import grpc
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.auth import policy
-from server.interceptors import rewrap
+from server.auth.ratelimit import client_host, parse_limit
+from server.interceptors import Undecodable, rewrap, undecodable_message
 
 if TYPE_CHECKING:
     _Interceptor = grpc.ServerInterceptor[Any, Any]
@@ -49,13 +55,6 @@ WRITE_METHODS = frozenset(
 )
 
 
-class Undecodable:
-    """Stands in for a request whose bytes did not decode; the handler refuses it."""
-
-    def __init__(self, error: Exception) -> None:
-        self.error = error
-
-
 def tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
     """``deserializer`` that returns :class:`Undecodable` instead of raising."""
     if deserializer is None:
@@ -75,8 +74,61 @@ def error_id() -> str:
     return secrets.token_hex(4)
 
 
+class RefusalLog:
+    """Logs refusals, at most ``rate`` (e.g. ``"20/minute"``) per client address.
+
+    A fixed window per address: the first ``amount`` refusals of a window are logged, the
+    others counted; the count is logged with the address's next logged refusal. At most
+    ``max_clients`` addresses are tracked (the oldest is forgotten), so memory stays bounded.
+    """
+
+    def __init__(
+        self,
+        rate: str = "20/minute",
+        on_suppressed: Callable[[], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        max_clients: int = 10_000,
+    ) -> None:
+        item = parse_limit("HAMLET_LOG_REFUSALS", rate)
+        self.amount = item.amount
+        self.window = float(item.get_expiry())
+        self.on_suppressed = on_suppressed
+        self.clock = clock
+        self.max_clients = max_clients
+        # address -> (window start, logged in window, suppressed since the last logged line)
+        self._clients: dict[str, tuple[float, int, int]] = {}
+        self._lock = threading.Lock()
+
+    def refused(self, label: str, code: grpc.StatusCode, message: str, peer: str) -> None:
+        """Log one refusal of ``label`` to the client at ``peer`` (or count it)."""
+        host = client_host(peer)
+        now = self.clock()
+        with self._lock:
+            start, logged, suppressed = self._clients.pop(host, (now, 0, 0))
+            if now - start >= self.window:
+                start, logged = now, 0
+            if logged >= self.amount:
+                self._clients[host] = (start, logged, suppressed + 1)
+                log_it = False
+            else:
+                self._clients[host] = (start, logged + 1, 0)
+                log_it = True
+            while len(self._clients) > self.max_clients:
+                self._clients.pop(next(iter(self._clients)))
+        if not log_it:
+            if self.on_suppressed is not None:
+                self.on_suppressed()
+            return
+        level = logging.WARNING if label in WRITE_METHODS else logging.DEBUG
+        more = f" ({suppressed} more refusals to this client were not logged)" if suppressed else ""
+        log.log(level, "refused %s: %s: %s [client %s]%s", label, code.name, message, peer, more)
+
+
 class BoundaryInterceptor(_Interceptor):
     """Decoding failures, unexpected exceptions and refused writes (see the module doc)."""
+
+    def __init__(self, refusals: RefusalLog | None = None) -> None:
+        self.refusals = refusals if refusals is not None else RefusalLog()
 
     def intercept_service(
         self,
@@ -99,11 +151,11 @@ class BoundaryInterceptor(_Interceptor):
     ) -> Callable[..., Any]:
         def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
             if isinstance(request, Undecodable):
-                _refuse_undecodable(label, request, context)
+                self._refuse_undecodable(label, request, context)
             try:
                 return behavior(request, context)
             except Exception as exc:
-                _handle(label, exc, context)
+                self._handle(label, exc, context)
 
         return wrapped
 
@@ -112,48 +164,42 @@ class BoundaryInterceptor(_Interceptor):
     ) -> Callable[..., Iterator[Any]]:
         def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             if isinstance(request, Undecodable):
-                _refuse_undecodable(label, request, context)
+                self._refuse_undecodable(label, request, context)
             try:
                 yield from behavior(request, context)
             except Exception as exc:
-                _handle(label, exc, context)
+                self._handle(label, exc, context)
 
         return wrapped
 
+    def _refuse_undecodable(
+        self, label: str, request: Undecodable, context: grpc.ServicerContext
+    ) -> NoReturn:
+        message = undecodable_message(label, request)
+        self.refusals.refused(label, grpc.StatusCode.INVALID_ARGUMENT, message, _peer(context))
+        context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
 
-def _refuse_undecodable(
-    label: str, request: Undecodable, context: grpc.ServicerContext
-) -> NoReturn:
-    reason = type(request.error).__name__
-    message = (
-        f"the request bytes are not a valid message for {label} ({reason}); "
-        "send a message built from the hamlet.v1 protos"
-    )
-    _log_refusal(label, grpc.StatusCode.INVALID_ARGUMENT, message)
-    context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
-
-
-def _handle(label: str, exc: Exception, context: grpc.ServicerContext) -> NoReturn:
-    code = _code(context)
-    if code is not None and code is not grpc.StatusCode.OK:
-        # The servicer aborted with a status code: a refusal with a reason, not a fault.
-        _log_refusal(label, code, _details(context))
-        raise exc
-    eid = error_id()
-    if isinstance(exc, SQLAlchemyError):
-        log.error("storage error %s in %s: %s", eid, label, type(exc).__name__, exc_info=exc)
-    else:
-        log.error("internal error %s in %s: %s", eid, label, type(exc).__name__, exc_info=exc)
-    context.abort(
-        grpc.StatusCode.INTERNAL,
-        f"internal error {eid}: the server could not complete {label}; "
-        f"its log has the details under this id",
-    )
+    def _handle(self, label: str, exc: Exception, context: grpc.ServicerContext) -> NoReturn:
+        code = _code(context)
+        if code is not None and code is not grpc.StatusCode.OK:
+            # The servicer aborted with a status code: a refusal with a reason, not a fault.
+            self.refusals.refused(label, code, _details(context), _peer(context))
+            raise exc
+        eid = error_id()
+        if isinstance(exc, SQLAlchemyError):
+            log.error("storage error %s in %s: %s", eid, label, type(exc).__name__, exc_info=exc)
+        else:
+            log.error("internal error %s in %s: %s", eid, label, type(exc).__name__, exc_info=exc)
+        context.abort(
+            grpc.StatusCode.INTERNAL,
+            f"internal error {eid}: the server could not complete {label}; "
+            f"its log has the details under this id",
+        )
 
 
-def _log_refusal(label: str, code: grpc.StatusCode, message: str) -> None:
-    level = logging.WARNING if label in WRITE_METHODS else logging.DEBUG
-    log.log(level, "refused %s: %s: %s", label, code.name, message)
+def _peer(context: grpc.ServicerContext) -> str:
+    peer = getattr(context, "peer", None)
+    return str(peer()) if callable(peer) else "unknown"
 
 
 def _code(context: grpc.ServicerContext) -> grpc.StatusCode | None:

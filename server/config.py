@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from server.auth.ratelimit import RateLimits, parse_limit
 from server.remote_hosts import VARIABLE, AllowList, EndpointError
 from server.services import timecontrol
 from server.services.quotas import QuotaLimits
@@ -54,6 +55,9 @@ class Settings:
     grpc_host: str = "127.0.0.1"
     grpc_port: int = 50051
     metrics_port: int = 9464  # 0 picks a free port; -1 disables the endpoint
+    #: Where the metrics endpoint listens (HAMLET_METRICS_HOST): loopback unless a
+    #: deployment says otherwise (compose and Kubernetes set 0.0.0.0 for their scraper).
+    metrics_host: str = "127.0.0.1"
     #: A claimed match not reported within this many seconds is re-queued (worker died).
     match_lease_seconds: float = 900.0
     #: A queued match not claimed within this many seconds is sent again, without counting
@@ -100,6 +104,11 @@ class Settings:
     remote_handshake_seconds: float = 2.0
     #: Quotas per user (HAMLET_QUOTA_*; see server.services.quotas and docs/running.md).
     quotas: QuotaLimits = field(default_factory=QuotaLimits)
+    #: Rate limits at the boundary (HAMLET_RATE_*; see server.auth.ratelimit).
+    rate: RateLimits = field(default_factory=RateLimits)
+    #: Refused calls logged per client address (HAMLET_LOG_REFUSALS); the rest are counted
+    #: and the count is logged with the client's next logged refusal.
+    log_refusals: str = "20/minute"
 
     @property
     def effective_database_url(self) -> str:
@@ -125,6 +134,13 @@ class Settings:
             raise ConfigError(f"HAMLET_GRPC_PORT must be 0..65535, not {self.grpc_port}")
         if not -1 <= self.metrics_port <= 65535:
             raise ConfigError(f"HAMLET_METRICS_PORT must be -1..65535, not {self.metrics_port}")
+        if not self.metrics_host.strip():
+            raise ConfigError("HAMLET_METRICS_HOST must be a host name or address")
+        try:
+            self.rate.validate()
+            parse_limit("HAMLET_LOG_REFUSALS", self.log_refusals)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
             raise ConfigError(f"HAMLET_REDIS_URL must be a redis:// URL, not {self.redis_url!r}")
         for name in ("match_lease_seconds", "queue_timeout_seconds", "reaper_interval_seconds"):
@@ -231,7 +247,14 @@ class Settings:
             quotas = QuotaLimits.from_env(env)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
+        try:
+            rate = RateLimits.from_env(env)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         settings = cls(
+            rate=rate,
+            log_refusals=env.get("HAMLET_LOG_REFUSALS") or d.log_refusals,
+            metrics_host=env.get("HAMLET_METRICS_HOST") or d.metrics_host,
             quotas=quotas,
             rated_time_control=rated,
             invitation_pending_days=int(

@@ -23,6 +23,23 @@ Unary = Callable[[Any, grpc.ServicerContext], Any]
 Stream = Callable[[Any, grpc.ServicerContext], Iterator[Any]]
 
 
+class Undecodable:
+    """Stands in for a request whose bytes did not decode (see :mod:`server.boundary`);
+    the handler refuses it."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def undecodable_message(method: str, request: Undecodable) -> str:
+    """The refusal of a request whose bytes did not decode, for ``/package.Service/Method``."""
+    service, _, name = method.strip("/").partition("/")
+    return (
+        f"the request bytes are not a valid message for {service.rsplit('.', 1)[-1]}/{name} "
+        f"({type(request.error).__name__}); send a message built from the hamlet.v1 protos"
+    )
+
+
 def rewrap(
     handler: _Handler,
     unary: Callable[[Unary], Unary],
@@ -30,8 +47,10 @@ def rewrap(
     request_deserializer: Callable[[bytes], Any] | None = None,
 ) -> _Handler:
     """``handler`` with its behaviour wrapped by ``unary`` or ``stream`` (and, if given, its
-    request deserializer replaced). Hamlet's services have no client-streaming methods; a
-    handler of another kind comes back unchanged for the caller to judge."""
+    request deserializer replaced), by what it answers: one response (``unary``) or a stream
+    (``stream``). Hamlet's services have no client-streaming methods; the only
+    request-streaming handlers are the authentication's refusals, which never read their
+    request (and reflection's, which the wrappers pass through)."""
     parse = request_deserializer or handler.request_deserializer
     if handler.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(
@@ -42,6 +61,18 @@ def rewrap(
     if handler.unary_stream is not None:
         return grpc.unary_stream_rpc_method_handler(
             stream(handler.unary_stream),
+            request_deserializer=parse,
+            response_serializer=handler.response_serializer,
+        )
+    if handler.stream_unary is not None:
+        return grpc.stream_unary_rpc_method_handler(
+            unary(handler.stream_unary),
+            request_deserializer=parse,
+            response_serializer=handler.response_serializer,
+        )
+    if handler.stream_stream is not None:
+        return grpc.stream_stream_rpc_method_handler(
+            stream(handler.stream_stream),
             request_deserializer=parse,
             response_serializer=handler.response_serializer,
         )

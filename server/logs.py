@@ -9,8 +9,11 @@ reaper and queue failures (:mod:`server.app`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
+import stat
 import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
@@ -58,6 +61,8 @@ def configure(
     root = logging.getLogger()
     for old in [h for h in root.handlers if isinstance(h, _Ours)]:
         root.removeHandler(old)
+    if stream is not None:
+        _private(stream)
     handler = _Ours(stream if stream is not None else sys.stderr)
     handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(TEXT_FORMAT))
     root.addHandler(handler)
@@ -65,6 +70,14 @@ def configure(
     # Alembic says "Context impl SQLiteImpl." at every start; keep it for DEBUG.
     logging.getLogger("alembic").setLevel("DEBUG" if level.upper() == "DEBUG" else "WARNING")
     return handler
+
+
+def _private(stream: TextIO) -> None:
+    """A log *file* is the server's alone (0600, whatever the umask it was opened with)."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        fd = stream.fileno()
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.fchmod(fd, 0o600)
 
 
 def unconfigure(handler: logging.Handler) -> None:
@@ -90,11 +103,12 @@ def redact_url(url: str) -> str:
 def log_settings(settings: Settings, grpc_port: int, metrics_port: int | None) -> None:
     """One INFO line with the settings the server runs with (no secrets)."""
     log.info(
-        "hamlet server started: grpc=%s:%d metrics=%s database=%s queue=%s data_dir=%s "
+        "hamlet server started: grpc=%s:%d metrics=%s:%s database=%s queue=%s data_dir=%s "
         "lease=%gs queue_timeout=%gs reaper_interval=%gs max_attempts=%d "
         "decision_time_ms=%d grpc_threads=%d log_level=%s log_format=%s",
         settings.grpc_host,
         grpc_port,
+        settings.metrics_host,
         metrics_port if metrics_port else "disabled",
         redact_url(settings.effective_database_url),
         redact_url(settings.redis_url),

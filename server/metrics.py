@@ -115,6 +115,18 @@ class ServerMetrics:
             buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 300),
             registry=r,
         )
+        self.rate_limited = Counter(
+            "hamlet_rate_limited_total",
+            "Calls refused by a rate limit, by kind (auth: a failed-authentication cool-down, "
+            "write, read: an expensive read).",
+            ["kind"],
+            registry=r,
+        )
+        self.refusals_unlogged = Counter(
+            "hamlet_refusal_log_suppressed_total",
+            "Refused calls not logged because their client was over the refusal-log rate.",
+            registry=r,
+        )
         self.matches_recorded = Counter(
             "hamlet_server_matches_finished_total",
             "Matches that became final, by game and outcome (completed, forfeit, failed).",

@@ -4,6 +4,11 @@ The gRPC server's pool is shared by every call; an open ``WatchTournament`` stre
 one of its threads for as long as it lasts. Workers' ``MatchHost`` calls run on a pool of
 their own (grpc's per-method ``experimental_thread_pool`` hook), so no number of clients'
 calls or streams can make workers' claims and reports wait.
+
+With ``admit``, only the calls it admits go to that pool (the app admits calls whose bearer
+token was verified before as a worker token: a dictionary look-up by a fast digest). A flood
+of wrong secrets aimed at the worker token's id then runs, and is throttled, on the shared
+pool, and never takes the threads real workers use.
 """
 
 from __future__ import annotations
@@ -21,9 +26,15 @@ class PoolInterceptor(_Interceptor):
     """Hands the calls of methods under ``prefix`` to ``pool``; must come first in the list
     of interceptors (the handler it returns is the one grpc runs)."""
 
-    def __init__(self, prefix: str, pool: futures.ThreadPoolExecutor) -> None:
+    def __init__(
+        self,
+        prefix: str,
+        pool: futures.ThreadPoolExecutor,
+        admit: Callable[[grpc.HandlerCallDetails], bool] | None = None,
+    ) -> None:
         self.prefix = prefix
         self.pool = pool
+        self.admit = admit
 
     def intercept_service(
         self,
@@ -32,6 +43,8 @@ class PoolInterceptor(_Interceptor):
     ) -> _Handler | None:
         handler = continuation(handler_call_details)
         if handler is None or not handler_call_details.method.startswith(self.prefix):
+            return handler
+        if self.admit is not None and not self.admit(handler_call_details):
             return handler
         return rewrap(handler, self._unary, self._stream)
 

@@ -388,6 +388,7 @@ class TokenInfo(_message.Message):
     CREATED_AT_FIELD_NUMBER: _builtins.int
     EXPIRES_AT_FIELD_NUMBER: _builtins.int
     REVOKED_AT_FIELD_NUMBER: _builtins.int
+    PARENT_TOKEN_ID_FIELD_NUMBER: _builtins.int
     token_id: _builtins.str
     """the public part of the token ("hmt_<token_id>_<secret>")"""
     user: _builtins.str
@@ -397,6 +398,10 @@ class TokenInfo(_message.Message):
     """empty: never"""
     revoked_at: _builtins.str
     """empty: active"""
+    parent_token_id: _builtins.str
+    """The token that created this one (empty for a root: a user's first token or the
+    bootstrap's). Revoking a token revokes every token below it in this tree.
+    """
     @_builtins.property
     def scopes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """read, submit, admin, worker"""
@@ -411,10 +416,11 @@ class TokenInfo(_message.Message):
         created_at: _builtins.str = ...,
         expires_at: _builtins.str = ...,
         revoked_at: _builtins.str = ...,
+        parent_token_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "expires_at", b"expires_at", "label", b"label", "revoked_at", b"revoked_at", "scopes", b"scopes", "token_id", b"token_id", "user", b"user"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "expires_at", b"expires_at", "label", b"label", "parent_token_id", b"parent_token_id", "revoked_at", b"revoked_at", "scopes", b"scopes", "token_id", b"token_id", "user", b"user"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 
 class Scope(enum.Enum):
@@ -64,6 +65,8 @@ class Principal:
     admin: bool
     scopes: frozenset[Scope]
     token_id: str = ""
+    #: When the caller's token expires (None: never); tokens it creates expire no later.
+    expires_at: datetime | None = None
 
     @property
     def anonymous(self) -> bool:

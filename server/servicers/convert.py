@@ -150,6 +150,7 @@ def token_info(record: TokenRecord) -> arena_pb2.TokenInfo:
         created_at=iso(record.created_at),
         expires_at=iso(record.expires_at),
         revoked_at=iso(record.revoked_at),
+        parent_token_id=record.parent_id or "",
     )
 
 

@@ -19,10 +19,13 @@ from pathlib import Path
 
 from server.auth import policy, tokens
 from server.auth.identity import Principal, Scope, names
+from server.auth.ratelimit import RateKind, RateLimiter, RateLimits
 from server.services.errors import (
     AlreadyExistsError,
     InvalidArgumentError,
     NotFoundError,
+    PermissionDeniedError,
+    ResourceExhaustedError,
     UnauthenticatedError,
 )
 from server.services.hygiene import no_nul
@@ -38,6 +41,9 @@ WORKER_TOKEN_FILE = "worker.token"
 MAX_LABEL = 100
 MAX_EXPIRY_SECONDS = 10 * 365 * 24 * 3600
 DEFAULT_SCOPES = frozenset({Scope.READ, Scope.SUBMIT})
+#: What an unknown token id's secret is derived against (the same cost as a known id's).
+_DUMMY_SALT = "00" * 16
+_DUMMY_HASH = "00" * 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +74,10 @@ class AccountService:
         now: Callable[[], datetime] | None = None,
         cache_seconds: float = 30.0,
         clock: Callable[[], float] = time.monotonic,
+        limiter: RateLimiter | None = None,
     ) -> None:
         self.store = store
+        self.limiter = limiter if limiter is not None else RateLimiter(RateLimits())
         self.now = now or utcnow
         self.cache_seconds = cache_seconds
         self.clock = clock
@@ -78,18 +86,22 @@ class AccountService:
 
     # -- authentication -------------------------------------------------------------------
 
-    def authenticate(self, token: str) -> Principal:
-        """The principal behind a bearer token; :class:`UnauthenticatedError` saying why not."""
+    def authenticate(self, token: str, client: str = "") -> Principal:
+        """The principal behind a bearer token; :class:`UnauthenticatedError` saying why not.
+
+        ``client`` is the caller's address (a rate-limit key). A token verified before is
+        found by a fast digest and costs no key derivation; otherwise a client address or
+        token id with too many recent failures gets :class:`ResourceExhaustedError` before
+        any key derivation, and an unknown token id costs and answers the same as a known
+        one with a wrong secret.
+        """
         key = tokens.fingerprint(token)
-        with self._lock:
-            cached = self._cache.get(key)
-        if cached is not None and self.clock() - cached[1] < self.cache_seconds:
-            record = cached[0]
-        else:
-            record = self._verify(token)
+        record = self._cached(key)
+        if record is None:
+            record = self._verify(token, client)
             with self._lock:
-                if len(self._cache) > 10_000:
-                    self._cache.clear()
+                while len(self._cache) >= 10_000:  # forget the oldest, not every token
+                    self._cache.pop(next(iter(self._cache)))
                 self._cache[key] = (record, self.clock())
         now = self.now()
         if record.expires_at is not None and record.expires_at <= now:
@@ -103,15 +115,74 @@ class AccountService:
             admin=record.user.admin,
             scopes=Scope.parse(record.scopes),
             token_id=record.token_id,
+            expires_at=record.expires_at,
         )
 
-    def _verify(self, token: str) -> TokenRecord:
+    def verified_worker(self, token: str) -> bool:
+        """Whether ``token`` was verified before and holds the worker scope: a dictionary
+        look-up by a fast digest, cheap enough to run on gRPC's serving thread to choose the
+        workers' own pool (the call is still authenticated there)."""
+        with self._lock:
+            cached = self._cache.get(tokens.fingerprint(token))
+        return cached is not None and Scope.WORKER.value in cached[0].scopes
+
+    def _cached(self, key: str) -> TokenRecord | None:
+        """A remembered token, its record refreshed from the store (no key derivation: the
+        digest of the whole token already matched) when older than ``cache_seconds``."""
+        with self._lock:
+            cached = self._cache.get(key)
+        if cached is None:
+            return None
+        record, since = cached
+        if self.clock() - since < self.cache_seconds:
+            return record
+        fresh = self.store.get_token(record.token_id)
+        if fresh is None or fresh.secret_hash != record.secret_hash or fresh.revoked_at:
+            with self._lock:
+                self._cache.pop(key, None)
+            if fresh is not None and fresh.revoked_at is not None:
+                raise UnauthenticatedError(
+                    f"token {fresh.token_id} was revoked at {fresh.revoked_at.isoformat()}Z"
+                )
+            return None
+        with self._lock:
+            self._cache[key] = (fresh, self.clock())
+        return fresh
+
+    def _may_try(self, address: str, token_key: str) -> bool:
+        """Whether a key derivation may be spent (see :mod:`server.auth.ratelimit`): the
+        address is not cooling down, and neither is the token id, unless the address has no
+        failure of its own (or nobody knows the address)."""
+        auth = RateKind.AUTH
+        if not self.limiter.under(auth, address):
+            return False
+        if self.limiter.under(auth, token_key):
+            return True
+        return bool(address) and self.limiter.clean(auth, address)
+
+    def _verify(self, token: str, client: str) -> TokenRecord:
+        address = f"addr:{client}" if client else ""
         try:
             token_id, secret = tokens.split(token)
         except tokens.MalformedTokenError as exc:
+            self.limiter.failed(address)
             raise UnauthenticatedError(str(exc)) from None
+        if not self._may_try(address, f"token:{token_id}"):
+            self.limiter.refused(RateKind.AUTH)
+            window = self.limiter.window_seconds(RateKind.AUTH)
+            raise ResourceExhaustedError(
+                f"too many failed authentications from this address or for token {token_id}; "
+                f"wait up to {window} s, then try again with a valid token"
+            )
         record = self.store.get_token(token_id)
-        if record is None or not tokens.matches(secret, record.salt, record.secret_hash):
+        if record is None:
+            # The same work as for a known id, so that time tells nothing either.
+            tokens.matches(secret, _DUMMY_SALT, _DUMMY_HASH)
+            ok = False
+        else:
+            ok = tokens.matches(secret, record.salt, record.secret_hash)
+        if not ok or record is None:
+            self.limiter.failed(address, f"token:{token_id}")
             raise UnauthenticatedError(f"token {token_id} is not valid (unknown or wrong secret)")
         if record.revoked_at is not None:
             raise UnauthenticatedError(
@@ -157,25 +228,52 @@ class AccountService:
         if len(no_nul("label", label)) > MAX_LABEL:
             raise InvalidArgumentError(f"label must be at most {MAX_LABEL} characters")
         expires = self.now() + timedelta(seconds=expires_in_seconds) if expires_in_seconds else None
-        return self._issue(user, scopes, label, expires)
+        if who.expires_at is not None and (expires is None or expires > who.expires_at):
+            # The tree only narrows: a token cannot outlive the one that made it.
+            left = max(0, int((who.expires_at - self.now()).total_seconds()))
+            raise PermissionDeniedError(
+                f"a token cannot outlive the token that creates it: {who.describe()} expires "
+                f"at {who.expires_at.isoformat()}Z; ask for expires_in_seconds from 1 to {left}"
+            )
+        return self._issue(user, scopes, label, expires, parent_id=who.token_id or None)
 
     def list_tokens(self, who: Principal, user_name: str) -> list[TokenRecord]:
         """The tokens of ``user_name`` (the caller when empty)."""
         return self.store.list_tokens(self._user(who, user_name, "list its tokens").user_id)
 
     def revoke(self, who: Principal, token_id: str) -> TokenRecord:
-        """Revoke a token of the caller's (any token, for an admin)."""
+        """Revoke a token of the caller's (any token, for an admin) and every token it
+        created. Revoking needs every scope of the token revoked (or admin); another user's
+        token answers exactly like an unknown one, so the refusal names nobody."""
         no_nul("token_id", token_id)
         record = self.store.get_token(token_id) if len(token_id) <= 32 else None
-        if record is None:
-            raise NotFoundError(f"unknown token {token_id[:32]!r}")
-        policy.check_account(who, record.user.name, "revoke this token")
-        revoked = self.store.revoke_token(token_id, self.now())
+        admin = who.grants(Scope.ADMIN)
+        if record is None or not (admin or record.user.name == who.name):
+            raise NotFoundError(f"you have no token {token_id[:32]!r}")
+        lacking = [s for s in Scope.parse(record.scopes) if not who.grants(s)]
+        if lacking and not admin:
+            raise PermissionDeniedError(
+                f"revoking token {token_id} needs a token with its scopes "
+                f"({', '.join(record.scopes)}) or admin; {who.describe()} lacks "
+                f"{', '.join(names(lacking))}"
+            )
+        revoked = self.store.revoke_token_tree(token_id, self.now())
+        gone = {token_id, *revoked}
         with self._lock:
-            self._cache.clear()
-        assert revoked is not None
-        log.info("token %s of %s revoked by %s", token_id, record.user.name, who.name)
-        return revoked
+            # Forget only these: other tokens (a worker's) stay verified, so a revocation
+            # never sends them back through a key derivation and its cool-downs.
+            for key in [k for k, (r, _) in self._cache.items() if r.token_id in gone]:
+                del self._cache[key]
+        after = self.store.get_token(token_id)
+        assert after is not None
+        log.info(
+            "token %s of %s revoked by %s, with %d token(s) it created",
+            token_id,
+            record.user.name,
+            who.name,
+            max(0, len(revoked) - 1),
+        )
+        return after
 
     def _user(self, who: Principal, user_name: str, what: str) -> UserRecord:
         name = no_nul("user", user_name) or who.name
@@ -186,7 +284,12 @@ class AccountService:
         return user
 
     def _issue(
-        self, user: UserRecord, scopes: frozenset[Scope], label: str, expires: datetime | None
+        self,
+        user: UserRecord,
+        scopes: frozenset[Scope],
+        label: str,
+        expires: datetime | None,
+        parent_id: str | None = None,
     ) -> Issued:
         new = tokens.make()
         record = self.store.add_token(
@@ -198,6 +301,7 @@ class AccountService:
             new.secret_hash,
             self.now(),
             expires,
+            parent_id=parent_id,
         )
         return Issued(record, new.token)
 
@@ -211,6 +315,7 @@ class AccountService:
             user = self.store.create_user(ADMIN_USER, True, self.now())
             issued = self._issue(user, frozenset({Scope.ADMIN}), "bootstrap admin", None)
             write_private(data_dir / ADMIN_TOKEN_FILE, issued.token)
+            self._remember(issued)
             created = issued.token
             log.info("created the admin user and token %s", issued.record.token_id)
         if not self._holds(data_dir / WORKER_TOKEN_FILE, Scope.WORKER):
@@ -220,8 +325,15 @@ class AccountService:
             else:
                 issued = self._issue(admin, frozenset({Scope.WORKER}), "local workers", None)
                 write_private(data_dir / WORKER_TOKEN_FILE, issued.token)
+                # Verified by construction: local workers never wait on a key derivation
+                # (or on a cool-down an attacker aimed at this token's id).
+                self._remember(issued)
                 log.info("wrote worker token %s", issued.record.token_id)
         return created
+
+    def _remember(self, issued: Issued) -> None:
+        with self._lock:
+            self._cache[tokens.fingerprint(issued.token)] = (issued.record, self.clock())
 
     def _holds(self, path: Path, scope: Scope) -> bool:
         try:

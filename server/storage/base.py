@@ -70,6 +70,8 @@ class TokenRecord:
     created_at: datetime
     expires_at: datetime | None
     revoked_at: datetime | None
+    #: The token that created this one (None for a root: a bootstrap or a first token).
+    parent_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

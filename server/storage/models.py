@@ -52,6 +52,8 @@ class ApiToken(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime)
     expires_at: Mapped[datetime | None] = mapped_column(DateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime)
+    #: The token that created this one; revoking it revokes this one (migration 0012).
+    parent_id: Mapped[str | None] = mapped_column(String(16), index=True)
 
 
 class Bot(Base):

@@ -56,8 +56,9 @@ class Store(Protocol):
         secret_hash: str,
         now: datetime,
         expires_at: datetime | None,
+        parent_id: str | None = None,
     ) -> TokenRecord:
-        """Store a new token."""
+        """Store a new token (``parent_id``: the token that created it)."""
         ...
 
     def get_token(self, token_id: str) -> TokenRecord | None:
@@ -70,6 +71,11 @@ class Store(Protocol):
 
     def revoke_token(self, token_id: str, now: datetime) -> TokenRecord | None:
         """Mark a token revoked (idempotent); None if unknown."""
+        ...
+
+    def revoke_token_tree(self, token_id: str, now: datetime) -> list[str]:
+        """Revoke a token and every token it created, transitively (idempotent); the ids
+        newly revoked."""
         ...
 
     def upsert_builtin_bot(self, name: str, games: Sequence[str], description: str) -> BotRecord:

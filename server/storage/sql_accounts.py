@@ -28,6 +28,7 @@ def _token(row: m.ApiToken, user: m.User) -> TokenRecord:
         created_at=row.created_at,
         expires_at=row.expires_at,
         revoked_at=row.revoked_at,
+        parent_id=row.parent_id,
     )
 
 
@@ -65,6 +66,7 @@ class AccountsPart(SqlBase):
         secret_hash: str,
         now: datetime,
         expires_at: datetime | None,
+        parent_id: str | None = None,
     ) -> TokenRecord:
         with self._tx() as s:
             user = s.get(m.User, user_id)
@@ -80,6 +82,7 @@ class AccountsPart(SqlBase):
                 created_at=now,
                 expires_at=expires_at,
                 revoked_at=None,
+                parent_id=parent_id,
             )
             s.add(row)
             s.flush()
@@ -112,3 +115,26 @@ class AccountsPart(SqlBase):
                 .values(revoked_at=now)
             )
         return self.get_token(token_id)
+
+    def revoke_token_tree(self, token_id: str, now: datetime) -> list[str]:
+        with self._tx() as s:
+            # Walk down level by level; the tree is small (a user's delegations), and
+            # ``seen`` guards against a cycle a hand-edited database could hold.
+            seen = {token_id}
+            level = [token_id]
+            while level:
+                children = s.scalars(
+                    select(m.ApiToken.id).where(m.ApiToken.parent_id.in_(level))
+                ).all()
+                level = [c for c in children if c not in seen]
+                seen.update(level)
+            ids = sorted(seen)
+            newly = s.scalars(
+                select(m.ApiToken.id).where(m.ApiToken.id.in_(ids), m.ApiToken.revoked_at.is_(None))
+            ).all()
+            s.execute(
+                update(m.ApiToken)
+                .where(m.ApiToken.id.in_(ids), m.ApiToken.revoked_at.is_(None))
+                .values(revoked_at=now)
+            )
+            return sorted(newly)

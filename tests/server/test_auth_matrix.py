@@ -19,6 +19,7 @@ from hamlet.channels import open_channel
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, worker_pb2, worker_pb2_grpc
 from server.app import HamletServer, build_server
 from server.auth import policy
+from server.auth.ratelimit import RateLimits
 from server.config import Settings
 from server.remote_hosts import AllowList
 from server.services.quotas import QuotaLimits
@@ -34,6 +35,7 @@ from tests.server.fakeworker import FAKE_WORKER_WINDOW
 OK = grpc.StatusCode.OK
 UNAUTH = grpc.StatusCode.UNAUTHENTICATED
 DENIED = grpc.StatusCode.PERMISSION_DENIED
+NOT_FOUND = grpc.StatusCode.NOT_FOUND
 FAILED = grpc.StatusCode.FAILED_PRECONDITION
 CALLERS = ("none", "wrong", "expired", "revoked", "read", "other", "owner", "admin", "worker")
 SOURCE = "from bots.sdk import run\nrun(lambda observation, legal: 0)\n"
@@ -120,6 +122,8 @@ def _world(tmp: Path, public_reads: bool) -> Iterator[World]:
             remote_bot_hosts=AllowList.parse("127.0.0.1"),
             # alice makes a bot or an event for nearly every cell: quotas are not this test's
             quotas=QuotaLimits(bots=10_000, versions_per_day=10_000, open_events=10_000),
+            # nor are rate limits: every cell of the "wrong" column is a failed sign-in
+            rate=RateLimits(auth_failures="100000/minute", writes="100000/minute"),
         )
         server, port = build_server(settings, enqueuer=queue, registry=CollectorRegistry())
         addr = f"127.0.0.1:{port}"
@@ -269,9 +273,11 @@ ARENA: dict[str, tuple[Make, tuple[grpc.StatusCode, ...]]] = {
         lambda w: arena_pb2.GetQuotaRequest(user="alice"),
         (UNAUTH, UNAUTH, UNAUTH, UNAUTH, OK, DENIED, OK, OK, DENIED),
     ),
+    # A read-only token cannot revoke a read+submit one; another user's token id answers
+    # like an unknown one (NOT_FOUND), naming nobody.
     "RevokeToken": (
         lambda w: arena_pb2.RevokeTokenRequest(token_id=w.alice_token_id()),
-        (UNAUTH, UNAUTH, UNAUTH, UNAUTH, OK, DENIED, OK, OK, DENIED),
+        (UNAUTH, UNAUTH, UNAUTH, UNAUTH, DENIED, NOT_FOUND, OK, OK, DENIED),
     ),
 }
 
