@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Sequence
 from datetime import datetime
 
 from rich.table import Table
@@ -73,14 +74,14 @@ def token_list(args: argparse.Namespace) -> int:
     if args.json:
         print_json([to_dict(t) for t in resp.tokens])
         return EXIT_OK
-    table = Table(title="tokens")
+    table = Table(title="tokens (a token's children are indented below it)")
     table.add_column("id", no_wrap=True)
     for column in ("user", "scopes", "label", "created", "expires", "state"):
         table.add_column(column)
-    for t in resp.tokens:
+    for depth, t in token_tree(resp.tokens):
         state = f"revoked {_minute(t.revoked_at)}" if t.revoked_at else "active"
         table.add_row(
-            t.token_id,
+            "  " * (depth - 1) + "└ " + t.token_id if depth else t.token_id,
             t.user,
             ", ".join(t.scopes),
             t.label,
@@ -92,6 +93,26 @@ def token_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def token_tree(tokens: Sequence[arena_pb2.TokenInfo]) -> list[tuple[int, arena_pb2.TokenInfo]]:
+    """The tokens depth first, each with its depth: a root is a token with no parent, or
+    whose parent is not listed (another user's, e.g. an admin made it); children oldest first."""
+    listed = {t.token_id for t in tokens}
+    children: dict[str, list[arena_pb2.TokenInfo]] = {}
+    for t in tokens:
+        parent = t.parent_token_id if t.parent_token_id in listed else ""
+        children.setdefault(parent, []).append(t)
+    out: list[tuple[int, arena_pb2.TokenInfo]] = []
+
+    def walk(parent: str, depth: int) -> None:
+        for t in sorted(children.get(parent, []), key=lambda x: (x.created_at, x.token_id)):
+            out.append((depth, t))
+            if t.token_id != parent:  # a token is never its own parent; guard anyway
+                walk(t.token_id, depth + 1)
+
+    walk("", 0)
+    return out
+
+
 def token_revoke(args: argparse.Namespace) -> int:
     """``hamlet token revoke ID``."""
     req = arena_pb2.RevokeTokenRequest(token_id=args.token_id)
@@ -99,7 +120,10 @@ def token_revoke(args: argparse.Namespace) -> int:
     if args.json:
         print_json(to_dict(resp))
     else:
-        out.print(f"token {resp.token_id} of {resp.user} revoked at {resp.revoked_at}")
+        out.print(
+            f"token {resp.token_id} of {resp.user} revoked at {resp.revoked_at}, with every "
+            "token it created"
+        )
     return EXIT_OK
 
 

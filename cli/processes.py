@@ -98,7 +98,8 @@ def start_redis(data_dir: Path, logs: Path) -> tuple[Child, str]:
 
     port = free_port()
     rdir = data_dir / "redis"
-    rdir.mkdir(parents=True, exist_ok=True)
+    rdir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    rdir.chmod(0o700)
     log = logs / "redis.log"
     cmd = [
         redis_binary(),
@@ -127,7 +128,11 @@ def _spawn(
     env: dict[str, str],
     preexec: Callable[[], None] | None = None,
 ) -> subprocess.Popen[bytes]:
-    with log.open("ab") as fh:
+    # The logs hold what the server's children print: private to the account (0600), whatever
+    # the umask, like the data directory they sit in.
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "ab") as fh:
         # A new session: Ctrl-C reaches only us, and we stop the children in order.
         return subprocess.Popen(
             cmd,

@@ -104,3 +104,21 @@ def test_the_token_files_are_named_as_the_server_names_them() -> None:
 
     assert credentials.ADMIN_TOKEN_FILE == accounts.ADMIN_TOKEN_FILE
     assert credentials.WORKER_TOKEN_FILE == accounts.WORKER_TOKEN_FILE
+
+
+def test_token_list_draws_the_tree_of_tokens() -> None:
+    from cli.commands_accounts import token_tree
+    from hamlet.v1 import arena_pb2
+
+    def tok(tid: str, parent: str, at: str) -> arena_pb2.TokenInfo:
+        return arena_pb2.TokenInfo(token_id=tid, parent_token_id=parent, created_at=at)
+
+    tokens = [
+        tok("c2", "root", "3"),
+        tok("root", "", "1"),
+        tok("g1", "c1", "4"),
+        tok("c1", "root", "2"),
+        tok("orphan", "someone-elses", "5"),  # its parent is not listed: a root here
+    ]
+    drawn = [(depth, t.token_id) for depth, t in token_tree(tokens)]
+    assert drawn == [(0, "root"), (1, "c1"), (2, "g1"), (1, "c2"), (0, "orphan")]
