@@ -11,7 +11,8 @@ runs in this process) and prints:
 - the same tournament started while alice's 19,992-match tournament (seven bots, five of them
   her own uploaded bots, so its blocks run in the sandbox) is running: the median and the worst;
 - the target: three times the idle figure plus one of alice's blocks (the longest block of
-  hers that finished during the measurement), and whether the worst run met it.
+  hers, from its claim to its report, among those that ended during the measurement), and
+  whether the worst run met it.
 
 Numbers, never assertions: tests do not time anything.
 """
@@ -23,14 +24,12 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from sqlalchemy import func, select
 
 from hamlet.channels import open_channel
 from hamlet.v1 import arena_pb2, arena_pb2_grpc
@@ -131,19 +130,42 @@ def big_event(s: Stack, rounds: int) -> tuple[str, int, float, float]:
     return t.tournament_id, t.matches_total, created, time.perf_counter() - began
 
 
-def longest_block(s: Stack, tournament_id: str) -> tuple[float, int]:
-    """The longest duplicate block of an event among those finished, and how many finished."""
-    from server.storage import models as m
+class BlockClock:
+    """Each block's wall time on a worker, from its claim to its report, as the server sees
+    them (the server runs in this process: its claim and report calls are timed)."""
 
-    store = s.server.store  # type: ignore[attr-defined]
-    with store._tx() as session:
-        rows = session.execute(
-            select(func.sum(m.Match.duration_seconds))
-            .where(m.Match.tournament_id == tournament_id, m.Match.status == "finished")
-            .group_by(m.Match.round, m.Match.table_index)
-        ).all()
-    durations = [float(r[0]) for r in rows]
-    return max(durations, default=0.0), len(durations)
+    def __init__(self, server: object) -> None:
+        self.claimed: dict[str, float] = {}
+        self.took: dict[str, float] = {}
+        matches = server.services.matches  # type: ignore[attr-defined]
+        claim, report = matches.claim_block, matches.report_many
+
+        def timed_claim(match_ids: Sequence[str], *args: object, **kw: object) -> object:
+            self.claimed.setdefault(block_of(match_ids[0]), time.perf_counter())
+            return claim(match_ids, *args, **kw)
+
+        def timed_report(reports: Sequence[tuple[str, str, object]]) -> object:
+            out = report(reports)
+            key = block_of(reports[0][0]) if reports else ""
+            if key in self.claimed:
+                self.took[key] = time.perf_counter() - self.claimed[key]
+            return out
+
+        matches.claim_block, matches.report_many = timed_claim, timed_report
+
+    def longest(self, tournament_id: str, since: float) -> tuple[float, int]:
+        """The longest block of an event claimed after ``since``, and how many ended."""
+        times = [
+            t
+            for key, t in self.took.items()
+            if key.startswith(f"{tournament_id}.") and self.claimed[key] >= since
+        ]
+        return max(times, default=0.0), len(times)
+
+
+def block_of(match_id: str) -> str:
+    """``tournament.rR.tT`` of ``tournament.rR.tT.sS``."""
+    return match_id.rsplit(".", 1)[0]
 
 
 def main() -> None:
@@ -156,13 +178,15 @@ def main() -> None:
         tempfile.TemporaryDirectory(prefix="hamlet-fairshare-") as tmp,
         stack(Path(tmp), args.cores) as s,
     ):
+        clock = BlockClock(s.server)
         idle = [small_event(s) for _ in range(args.repeats)]
+        began = time.perf_counter()
         tid, total, created, started = big_event(s, args.big_rounds)
         print(f"alice's tournament: {total} matches; create {created:.2f} s, start {started:.3f} s")
-        while longest_block(s, tid)[1] < 2 * args.cores:  # the window is full and turning
+        while clock.longest(tid, began)[1] < 2 * args.cores:  # the window is full and turning
             time.sleep(0.5)
         shared = [small_event(s) for _ in range(args.repeats)]
-        block, finished = longest_block(s, tid)
+        block, finished = clock.longest(tid, began)
         s.alice.CancelTournament(arena_pb2.TournamentRef(tournament_id=tid), timeout=60)
     idle_median = statistics.median(idle)
     target = 3 * idle_median + block
@@ -171,7 +195,7 @@ def main() -> None:
     runs = ", ".join(f"{x:.2f}" for x in shared)
     print(f"bob's 2-match tournament, beside alice's:      median {statistics.median(shared):.2f}"
           f" s, worst {max(shared):.2f} s (runs: {runs})")  # fmt: skip
-    print(f"alice's longest block ({finished} finished by then): {block:.2f} s")
+    print(f"alice's longest block, claim to report ({finished} ended by then): {block:.2f} s")
     verdict = "met" if max(shared) <= target else "NOT met"
     print(f"target: 3 x {idle_median:.2f} + {block:.2f} = {target:.2f} s; worst run: "
           f"{max(shared):.2f} s: {verdict}")  # fmt: skip
