@@ -23,14 +23,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from celery import Celery, Task
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Reject, SoftTimeLimitExceeded
 
 from workers.blocks import execute_block
 from workers.clients import CodeCache, SeatClients
 from workers.config import PLAY_BLOCK_TASK, PLAY_MATCH_TASK, WorkerConfig
 from workers.metrics import METRICS, MatchOutcome
 from workers.play import execute
-from workers.reporting import HostRejectedError, HostUnavailableError, MatchHostClient
+from workers.reporting import (
+    CredentialRefusedError,
+    HostRejectedError,
+    HostUnavailableError,
+    MatchHostClient,
+)
+from workers.shutdown import credential_refused
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +98,8 @@ def play_match(task: Task[Any, Any], match_id: str) -> str:
         )
         log.warning("match %s: server unreachable (%s); retrying in %.1fs", match_id, exc, delay)
         raise task.retry(exc=exc, countdown=delay, max_retries=config.max_task_retries) from exc
+    except CredentialRefusedError as exc:
+        raise _requeue(exc) from exc
     except HostRejectedError:
         log.exception("match %s: the server rejected a call; not retrying", match_id)
         return "rejected"
@@ -131,9 +139,18 @@ def play_block(task: Task[Any, Any], match_ids: list[str]) -> list[str]:
             return ["unreachable"]
         log.warning("block %s: server unreachable (%s); retrying in %.1fs", task_id, exc, delay)
         raise task.retry(exc=exc, countdown=delay, max_retries=config.max_task_retries) from exc
+    except CredentialRefusedError as exc:
+        raise _requeue(exc) from exc
     except HostRejectedError:
         log.exception("block %s: the server rejected a call; not retrying", task_id)
         return ["rejected"]
+
+
+def _requeue(exc: CredentialRefusedError) -> Reject:
+    """The server refused this worker's credential: stop the worker, and give the task back
+    to the queue (rejected with requeue, not acked) for a worker the server accepts."""
+    credential_refused(str(exc))
+    return Reject(str(exc), requeue=True)
 
 
 @contextlib.contextmanager

@@ -66,6 +66,7 @@ QUIET_ALERTS = {
     "HamletMatchesFailed",
     "HamletMatchesVoided",
     "HamletServerErrors",
+    "HamletWorkerCredentialRefused",
     "HamletStoreSlow",
 }
 FIRING = "HamletForfeitRateHigh"

@@ -1,0 +1,78 @@
+"""Workers under faults, with real parts (redis-server, Celery worker processes, the gRPC
+server on SQLite): a worker whose token was revoked stops at once with a non-zero status,
+gives back every task it took (nothing acked, nothing recorded by it), and a healthy worker
+then plays every match once.
+
+Waits are guards against a hang; nothing asserts how long anything took."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from hamlet.v1 import arena_pb2
+from tests.integration.stack import Worker, bots_announced, wait_until
+from tests.integration.test_queue import Stack, _stack
+from workers.shutdown import EXIT_CREDENTIAL_REFUSED
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[Stack]:
+    # A wide dispatch window puts the whole tournament on the broker before any worker runs.
+    yield from _stack(tmp_path, queue_timeout_seconds=120.0, dispatch_window=1000)
+
+
+def queued(url: str) -> int:
+    """Messages waiting in the broker's queues, and taken but not acked."""
+    r = redis.Redis.from_url(url)
+    waiting = sum(int(r.llen(k)) for k in r.keys("*") if r.type(k) == b"list")
+    return waiting + int(r.hlen("unacked"))
+
+
+def test_a_revoked_worker_exits_non_zero_and_loses_no_match(stack: Stack) -> None:
+    healthy = stack.worker("announcer")  # makes the built-in bots known, then leaves
+    try:
+        wait_until(lambda: bots_announced(stack.stub, {"random", "first"}), 60, "bots")
+    finally:
+        healthy.stop()
+    made = stack.stub.CreateToken(arena_pb2.CreateTokenRequest(scopes=["worker"]), timeout=30)
+    stack.stub.RevokeToken(
+        arena_pb2.RevokeTokenRequest(token_id=made.token_info.token_id), timeout=30
+    )
+    tid, total = stack.tournament(rounds=10)
+    wait_until(lambda: queued(stack.redis.url) > 0, 60, "the blocks on the broker")
+    before = queued(stack.redis.url)
+
+    revoked = Worker(
+        stack.tmp, stack.redis.url, f"127.0.0.1:{stack.port}", "revoked",
+        HAMLET_WORKER_TOKEN=made.token,
+    )  # fmt: skip
+    try:
+        status = revoked.proc.wait(120)
+    except BaseException:
+        print(revoked.output()[-5000:])
+        revoked.kill9()
+        raise
+    log = revoked.output()
+    assert status == EXIT_CREDENTIAL_REFUSED, log[-5000:]
+    assert "refused this worker's credential" in log
+    # Nothing taken was acked, nothing was recorded by the revoked worker.
+    assert queued(stack.redis.url) == before, log[-5000:]
+    t = stack.status(tid)
+    assert (t.matches_finished, t.matches_failed) == (0, 0)
+
+    worker = stack.worker("healthy")
+    try:
+        wait_until(lambda: stack.settled(tid), 300, "the tournament")
+        stack.recorded_once(tid, total)
+        print(f"revoked worker: exit {status}; {total} matches planned, {total} recorded, 0 FAILED")
+    except BaseException:
+        print(worker.output()[-5000:])
+        raise
+    finally:
+        worker.stop()
