@@ -27,6 +27,7 @@ from server.boundary import BoundaryInterceptor
 from server.config import Settings
 from server.interceptors import MetricsInterceptor
 from server.metrics import ServerMetrics, serve_metrics
+from server.outage import OutageInterceptor, StorageOutage, watch_engine
 from server.pools import PoolInterceptor
 from server.remote_hosts import Resolver, system_resolver
 from server.servicers.arena import ArenaServicer
@@ -256,6 +257,8 @@ def build_server(
         lambda stage, seconds: metrics.queue_latency.labels(stage).observe(seconds)
     )
     new_admin_token = services.accounts.bootstrap(settings.data_dir)
+    outage = StorageOutage()
+    watch_engine(store.engine, outage)
     worker_pool = futures.ThreadPoolExecutor(
         max_workers=settings.worker_threads, thread_name_prefix="hamlet-matchhost"
     )
@@ -270,6 +273,7 @@ def build_server(
             PoolInterceptor(f"/{SERVICE_NAMES[1]}/", worker_pool),
             MetricsInterceptor(metrics),
             BoundaryInterceptor(),
+            OutageInterceptor(outage),  # a storage outage, authentication's included
             AuthInterceptor(services.accounts.authenticate, settings.public_reads),
         ],
         options=[
