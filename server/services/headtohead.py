@@ -18,11 +18,11 @@ from itertools import combinations
 
 from hamlet.queues import queue_for
 from server.ratings import sprt
-from server.services import commitments, consent
+from server.services import commitments, consent, request_ids
 from server.services import validation as v
 from server.services.caller import SYSTEM, Caller
 from server.services.dispatch import Dispatcher, sent_of
-from server.services.errors import InvalidArgumentError, NotFoundError
+from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from server.services.quotas import Quota, QuotaService
 from server.services.scheduling import Enqueuer
 from server.services.tournaments import MAX_DECISION_MS, TIME_BANK_FACTOR, plan_round
@@ -90,11 +90,18 @@ class HeadToHeadService:
         decision_time_ms: int,
         owner_id: int | None,
         caller: Caller = SYSTEM,
+        client_request_id: str = "",
     ) -> TestStatus:
         """``bots`` are A, B and the opponents; the test starts at once. A test is unrated:
         ``caller`` may enter bots whose owners allow unrated play (services.consent). It counts
         against the caller's quotas with the most it may play: max_pairs x 2 tables x
-        rotations."""
+        rotations. With ``client_request_id``, a test the same caller already started with it
+        is returned as it is (services.request_ids)."""
+        tid = "s" + secrets.token_hex(5)
+        if client_request_id:
+            tid = request_ids.event_id("s", owner_id, client_request_id)
+            if self.store.get_tournament(tid) is not None:
+                return self._finish_start(tid)
         consent.check_entries(self.store, caller, bots, rated=False, now=self.now())
         spec = v.game_spec(game)
         players = players or spec.min_players
@@ -117,7 +124,6 @@ class HeadToHeadService:
         )
         most = pairs * 2 * players
         needs = {Quota.SPRTS: 1, Quota.OPEN_EVENTS: 1, Quota.MATCHES_PER_DAY: most}
-        tid = "s" + secrets.token_hex(5)
         seed, salt = secrets.randbits(63), commitments.nonce()
         with self.quotas.guard(caller, needs):
             self.store.create_tournament(
@@ -143,6 +149,16 @@ class HeadToHeadService:
         self.store.save_sprt(
             SprtRecord(tid, bounds.elo0, bounds.elo1, bounds.alpha, bounds.beta, pairs, "continue")
         )
+        return self._finish_start(tid)
+
+    def _finish_start(self, tid: str) -> TestStatus:
+        """Run a created test (a no-op for one already running or over); its status."""
+        if self.store.get_sprt(tid) is None:
+            # A first attempt that stopped between the two writes: nothing ran yet.
+            raise FailedPreconditionError(
+                f"head-to-head test {tid} was not completely created; start a new test with "
+                "another client request id"
+            )
         self.store.set_tournament_status(tid, TournamentStatus.RUNNING, [TournamentStatus.CREATED])
         self.schedule(tid)
         return self.status(tid)
