@@ -221,6 +221,7 @@ def build_server(
             rated_time_controls=settings.rated_time_control,
             dispatcher=dispatcher,
             quotas=quotas,
+            max_match_seconds=settings.max_match_seconds,
         ),
         matches=MatchService(
             store,
@@ -241,7 +242,12 @@ def build_server(
         quotas=quotas,
     )
     tests = HeadToHeadService(
-        store, queue, settings.default_decision_time_ms, dispatcher=dispatcher, quotas=quotas
+        store,
+        queue,
+        settings.default_decision_time_ms,
+        dispatcher=dispatcher,
+        quotas=quotas,
+        max_match_seconds=settings.max_match_seconds,
     )
     remote = RemoteBotService(store, settings.remote_bot_hosts, resolver, quotas=quotas)
 

@@ -25,10 +25,13 @@ from typing import Any
 from celery import Celery, Task
 from celery.exceptions import Reject, SoftTimeLimitExceeded
 
+import games
+from hamlet.timelimits import match_limit_s
 from workers.blocks import execute_block
 from workers.clients import CodeCache, SeatClients
 from workers.config import PLAY_BLOCK_TASK, PLAY_MATCH_TASK, WorkerConfig
 from workers.metrics import METRICS, MatchOutcome
+from workers.model import MatchPlan
 from workers.play import execute
 from workers.reporting import (
     CredentialRefusedError,
@@ -122,7 +125,7 @@ def play_block(task: Task[Any, Any], match_ids: list[str]) -> list[str]:
             METRICS,
             task_id=task_id,
             reraise=(SoftTimeLimitExceeded,),
-            per_match=lambda: soft_limit(config.match_soft_time_limit),
+            per_match=lambda plan: soft_limit(match_soft_limit(config, plan)),
         )
         return [o.value for o in outcomes]
     except SoftTimeLimitExceeded:
@@ -151,6 +154,18 @@ def _requeue(exc: CredentialRefusedError) -> Reject:
     to the queue (rejected with requeue, not acked) for a worker the server accepts."""
     credential_refused(str(exc))
     return Reject(str(exc), requeue=True)
+
+
+def match_soft_limit(config: WorkerConfig, plan: MatchPlan) -> float:
+    """One match's soft limit: what its time control lets a legal match take (every
+    decision's time and every bank used, with a margin: :mod:`hamlet.timelimits`), and never
+    less than ``HAMLET_MATCH_SOFT_TIME_LIMIT``, so a slow but legal match is not voided."""
+    try:
+        max_decisions = games.get(plan.game).max_decisions
+    except (KeyError, ValueError):  # unknown here: the match will be voided for it anyway
+        return config.match_soft_time_limit
+    legal = match_limit_s(max_decisions, len(plan.seats), plan.decision_time_s, plan.time_bank_s)
+    return max(config.match_soft_time_limit, legal)
 
 
 @contextlib.contextmanager

@@ -23,6 +23,7 @@ from server.services import validation as v
 from server.services.caller import SYSTEM, Caller
 from server.services.dispatch import Dispatcher, sent_of
 from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from server.services.matchtime import DEFAULT_MAX_MATCH_SECONDS, check_time_control
 from server.services.quotas import Quota, QuotaService
 from server.services.scheduling import Enqueuer
 from server.services.tournaments import MAX_DECISION_MS, TIME_BANK_FACTOR, plan_round
@@ -70,7 +71,9 @@ class HeadToHeadService:
         now: Callable[[], datetime] | None = None,
         dispatcher: Dispatcher | None = None,
         quotas: QuotaService | None = None,
+        max_match_seconds: float = DEFAULT_MAX_MATCH_SECONDS,
     ) -> None:
+        self.max_match_seconds = max_match_seconds
         self.store = store
         self.enqueuer = enqueuer
         self.decision_time_ms = decision_time_ms
@@ -121,6 +124,9 @@ class HeadToHeadService:
         pairs = v.bounded("max_pairs", max_pairs or 1000, 1, MAX_PAIRS)
         decision = v.bounded(
             "decision_time_ms", decision_time_ms or self.decision_time_ms, 1, MAX_DECISION_MS
+        )
+        check_time_control(
+            spec, players, decision, decision * TIME_BANK_FACTOR, self.max_match_seconds
         )
         most = pairs * 2 * players
         needs = {Quota.SPRTS: 1, Quota.OPEN_EVENTS: 1, Quota.MATCHES_PER_DAY: most}

@@ -26,6 +26,7 @@ from server.services.errors import (
 )
 from server.services.feed import TournamentFeed
 from server.services.hygiene import round_robin_matches
+from server.services.matchtime import DEFAULT_MAX_MATCH_SECONDS, check_time_control
 from server.services.quotas import Quota, QuotaService
 from server.services.scheduling import Enqueuer
 from server.services.timecontrol import RatedTimeControls
@@ -178,10 +179,13 @@ class TournamentService:
         dispatcher: Dispatcher | None = None,
         rated_time_controls: RatedTimeControls | None = None,
         quotas: QuotaService | None = None,
+        max_match_seconds: float = DEFAULT_MAX_MATCH_SECONDS,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
         self.default_decision_time_ms = default_decision_time_ms
+        #: The longest a legal match may take: a time control needing more is refused.
+        self.max_match_seconds = max_match_seconds
         #: What rated tournaments are played at (each game's published time control).
         self.rated_time_controls = rated_time_controls or RatedTimeControls()
         self.now = now or utcnow
@@ -247,6 +251,7 @@ class TournamentService:
         bank_ms = decision_ms * TIME_BANK_FACTOR
         if req.rated:
             decision_ms, bank_ms = rated_tc.decision_ms, rated_tc.bank_ms
+        check_time_control(spec, per_table, decision_ms, bank_ms, self.max_match_seconds)
         seed = v.bounded("seed", req.seed, 0, v.MAX_SEED) or secrets.randbits(63)
         total = planned_matches(req.format, len(req.bots), per_table, rounds)
         if total > MAX_MATCHES:
