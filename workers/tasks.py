@@ -18,7 +18,9 @@ import os
 import random
 import signal
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,7 +127,7 @@ def play_block(task: Task[Any, Any], match_ids: list[str]) -> list[str]:
             METRICS,
             task_id=task_id,
             reraise=(SoftTimeLimitExceeded,),
-            per_match=lambda plan: soft_limit(match_soft_limit(config, plan)),
+            per_match=_limits(config),
         )
         return [o.value for o in outcomes]
     except SoftTimeLimitExceeded:
@@ -154,6 +156,21 @@ def _requeue(exc: CredentialRefusedError) -> Reject:
     to the queue (rejected with requeue, not acked) for a worker the server accepts."""
     credential_refused(str(exc))
     return Reject(str(exc), requeue=True)
+
+
+def _limits(config: WorkerConfig) -> Callable[[MatchPlan], AbstractContextManager[None]]:
+    """Each match's soft limit in one block task: its own (:func:`match_soft_limit`), but
+    never past what the block's hard limit leaves (less the configured gap between a
+    match's soft and hard limits), so a match too long for the block is voided and
+    reported, not killed with its child."""
+    started = time.monotonic()
+    gap = config.match_time_limit - config.match_soft_time_limit
+
+    def limit(plan: MatchPlan) -> AbstractContextManager[None]:
+        left = config.block_time_limit - (time.monotonic() - started) - gap
+        return soft_limit(max(1.0, min(match_soft_limit(config, plan), left)))
+
+    return limit
 
 
 def match_soft_limit(config: WorkerConfig, plan: MatchPlan) -> float:

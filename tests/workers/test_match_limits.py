@@ -112,3 +112,19 @@ def test_the_limit_is_the_legal_worst_case_and_never_below_the_floor() -> None:
     assert match_soft_limit(WorkerConfig(), plan) == WorkerConfig().match_soft_time_limit
     # A four-seat game at 1 s over 680 decisions (the slow match of the issue) gets its time.
     assert match_limit_s(680, 4, 1.0, 10.0) > 680 * 0.8 + 4 * 10.0
+
+
+def test_a_match_never_outlives_what_the_blocks_hard_limit_leaves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from workers import tasks
+
+    asked: list[float] = []
+    monkeypatch.setattr(tasks, "soft_limit", lambda s: asked.append(s) or soft_limit(s))
+    config = WorkerConfig(match_time_limit=8.0, match_soft_time_limit=6.0)
+    limits = tasks._limits(config)
+    plan = _plan()  # its own legal worst case: above the block's 32 s hard limit
+    with limits(plan):
+        pass
+    assert match_soft_limit(config, plan) > config.block_time_limit
+    assert 25.0 < asked[0] <= config.block_time_limit - 2.0
