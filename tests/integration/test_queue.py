@@ -27,10 +27,12 @@ from tests.integration.stack import (
     arena,
     bots_announced,
     running_redis,
+    scaled,
     wait_until,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
+# The guard against a hang, scaled as every wait is (stack.slowness).
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(scaled(600))]
 
 
 @dataclass

@@ -14,11 +14,12 @@ import pytest
 import redis
 
 from hamlet.v1 import arena_pb2
-from tests.integration.stack import Worker, bots_announced, wait_until
+from tests.integration.stack import Worker, bots_announced, scaled, wait_until
 from tests.integration.test_queue import Stack, _stack
 from workers.shutdown import EXIT_CREDENTIAL_REFUSED
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
+# The guard against a hang, scaled as every wait is (stack.slowness).
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(scaled(600))]
 
 
 @pytest.fixture
@@ -53,7 +54,7 @@ def test_a_revoked_worker_exits_non_zero_and_loses_no_match(stack: Stack) -> Non
         HAMLET_WORKER_TOKEN=made.token,
     )  # fmt: skip
     try:
-        status = revoked.proc.wait(120)
+        status = revoked.proc.wait(scaled(120))
     except BaseException:
         print(revoked.output()[-5000:])
         revoked.kill9()
