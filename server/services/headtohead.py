@@ -100,11 +100,27 @@ class HeadToHeadService:
         against the caller's quotas with the most it may play: max_pairs x 2 tables x
         rotations. With ``client_request_id``, a test the same caller already started with it
         is returned as it is (services.request_ids)."""
-        tid = "s" + secrets.token_hex(5)
-        if client_request_id:
-            tid = request_ids.event_id("s", owner_id, client_request_id)
+        args = (game, bots, players, bounds, max_pairs, decision_time_ms, owner_id, caller)
+        if not client_request_id:
+            return self._start("s" + secrets.token_hex(5), *args)
+        tid = request_ids.event_id("s", owner_id, client_request_id)
+        with request_ids.creating(tid):  # concurrent retries: one creates
             if self.store.get_tournament(tid) is not None:
                 return self._finish_start(tid)
+            return self._start(tid, *args)
+
+    def _start(
+        self,
+        tid: str,
+        game: str,
+        bots: Sequence[BotRecord],
+        players: int,
+        bounds: sprt.Bounds,
+        max_pairs: int,
+        decision_time_ms: int,
+        owner_id: int | None,
+        caller: Caller,
+    ) -> TestStatus:
         consent.check_entries(self.store, caller, bots, rated=False, now=self.now())
         spec = v.game_spec(game)
         players = players or spec.min_players

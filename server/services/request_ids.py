@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from server.services.errors import InvalidArgumentError
 
@@ -33,3 +36,15 @@ def event_id(prefix: str, owner_id: int | None, client_request_id: str) -> str:
         )
     key = f"{owner_id if owner_id is not None else '-'}\0{client_request_id}".encode()
     return prefix + hashlib.sha256(key).hexdigest()[:10]
+
+
+#: Locks striped by event id: concurrent retries of one request create one event.
+_STRIPES = tuple(threading.Lock() for _ in range(64))
+
+
+@contextmanager
+def creating(event_id_: str) -> Iterator[None]:
+    """Hold the lock of ``event_id_`` while looking it up and creating it (in this process;
+    with several servers the primary key refuses the second insert)."""
+    with _STRIPES[int(hashlib.sha256(event_id_.encode()).hexdigest()[:8], 16) % len(_STRIPES)]:
+        yield

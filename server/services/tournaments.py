@@ -201,12 +201,16 @@ class TournamentService:
         With a client request id, a tournament the same caller already created with it is
         returned as it is (before any check: a retry is not refused for the quota the first
         attempt used)."""
-        tournament_id = "t" + secrets.token_hex(5)
-        if req.client_request_id:
-            tournament_id = request_ids.event_id("t", req.owner_id, req.client_request_id)
+        if not req.client_request_id:
+            return self._create(req, "t" + secrets.token_hex(5))
+        tournament_id = request_ids.event_id("t", req.owner_id, req.client_request_id)
+        with request_ids.creating(tournament_id):  # concurrent retries: one creates
             existing = self.store.get_tournament(tournament_id)
             if existing is not None:
                 return existing
+            return self._create(req, tournament_id)
+
+    def _create(self, req: TournamentRequest, tournament_id: str) -> TournamentRecord:
         spec = v.game_spec(req.game)
         rated_tc = self.rated_time_controls.for_game(req.game)
         if req.rated and req.decision_time_ms not in (0, rated_tc.decision_ms):

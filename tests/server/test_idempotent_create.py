@@ -117,3 +117,18 @@ def test_the_cli_retries_with_the_same_request_id() -> None:
     assert retrying.call_with_retries(create, req, 5, sleep=lambda _: None) == "made"
     assert len(seen) == 3 and len(set(seen)) == 1
     assert retrying.new_request_id() != retrying.new_request_id()
+
+
+def test_concurrent_retries_make_one_tournament(running: Running) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    fakeworker.announce(running.worker_channel, ["toy"])
+    with ThreadPoolExecutor(8) as pool:
+        ids = set(
+            pool.map(
+                lambda _: running.arena.CreateTournament(_request(), timeout=30).tournament_id,
+                range(8),
+            )
+        )
+    assert len(ids) == 1
+    assert _count(running) == 1
