@@ -27,7 +27,7 @@ from server.boundary import BoundaryInterceptor
 from server.config import Settings
 from server.interceptors import MetricsInterceptor
 from server.metrics import ServerMetrics, serve_metrics
-from server.outage import OutageInterceptor, StorageOutage, watch_engine
+from server.outage import OutageInterceptor, StorageOutage, is_outage, watch_engine
 from server.pools import PoolInterceptor
 from server.remote_hosts import Resolver, system_resolver
 from server.servicers.arena import ArenaServicer
@@ -127,6 +127,8 @@ class HamletServer:
         #: The admin token made on this (first) start, to be shown once; None otherwise.
         self.new_admin_token: str | None = None
         self.ladder: LadderService | None = None
+        #: The storage outage state its calls and reaper share (server.outage).
+        self.outage: StorageOutage | None = None
         #: The quota checker (tests move its clock past midnight).
         self.quotas: QuotaService | None = None
 
@@ -179,7 +181,10 @@ class HamletServer:
                 if self.ladder is not None:
                     self.ladder.tick_all()
                 self.services.tournaments.dispatcher.refill()
-            except Exception:  # the reaper must outlive a transient database error
+            except Exception as exc:  # the reaper must outlive a transient database error
+                if self.outage is not None and is_outage(exc):
+                    self.outage.refused(exc, call=False)  # logged once per outage
+                    continue
                 log.exception(
                     "lease reaper failed; retrying in %ss", self.settings.reaper_interval_seconds
                 )
@@ -334,5 +339,6 @@ def build_server(
     hamlet.new_admin_token = new_admin_token
     hamlet.ladder = ladder
     hamlet.quotas = quotas
+    hamlet.outage = outage
     hamlet.start()
     return hamlet, port

@@ -67,10 +67,11 @@ class StorageOutage:
         """True between the first refused call and the next statement that runs."""
         return self._since is not None
 
-    def refused(self, exc: BaseException) -> str:
-        """Count a call refused by the outage (the first logs it); the caller's message."""
+    def refused(self, exc: BaseException, call: bool = True) -> str:
+        """Count a call refused by the outage (the first logs it); the caller's message.
+        ``call=False``: a background task met the outage (logged if first, not counted)."""
         with self._lock:
-            self._refused += 1
+            self._refused += int(call)
             first = self._since is None
             if first:
                 self._since = self._clock()

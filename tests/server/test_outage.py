@@ -110,3 +110,17 @@ def test_an_outage_is_counted_until_a_statement_runs_again(
     messages = [r.getMessage() for r in caplog.records]
     assert len(messages) == 2
     assert "after 12.5 s of outage: 5 call(s)" in messages[1]
+
+
+def test_the_reaper_meets_an_outage_without_a_traceback_and_it_is_not_a_call(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="server.outage")
+    outage = StorageOutage()
+    lost = OperationalError("SELECT 1", {}, sqlite3.OperationalError("connection refused"))
+    outage.refused(lost, call=False)
+    outage.refused(lost, call=False)
+    outage.refused(lost)
+    outage.succeeded()
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 2 and "1 call(s)" in messages[1]
