@@ -6,6 +6,9 @@ worker processes, is ``tests/integration/test_worker_faults.py``.)"""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -109,3 +112,27 @@ def shutdown_count() -> float:
     from workers.metrics import METRICS
 
     return float(METRICS.credential_refused._value.get())
+
+
+def test_a_worker_without_a_token_refuses_to_start_with_status_2(tmp_path: Path) -> None:
+    """The refusal in Celery's start-up hook (which Celery's worker_main used to turn into 0)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("HAMLET_WORKER_TOKEN", "HAMLET_WORKER_TOKEN_FILE")
+    }
+    env.update(
+        HAMLET_REDIS_URL="redis://127.0.0.1:1/0",
+        HAMLET_WORKER_METRICS_PORT="-1",
+        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "workers", "worker"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == shutdown.EXIT_REFUSED_TO_START, done.stderr[-3000:]
+    assert "no worker token" in done.stdout + done.stderr
