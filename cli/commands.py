@@ -7,7 +7,7 @@ import json
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from cli import commands_seat, console, credentials
+from cli import commands_seat, console, credentials, retrying
 from cli.console import out, print_json, to_dict
 from hamlet.channels import open_channel
 from hamlet.paging import match_pages
@@ -91,13 +91,14 @@ def tournament_create(args: argparse.Namespace) -> int:
         decision_time_ms=args.decision_ms,
         rated=not args.unrated,
         start=args.start or args.watch,
+        client_request_id=retrying.new_request_id(),
     )
     if args.seed < 0 or args.rounds < 0 or args.players < 0 or args.decision_ms < 0:
         console.err.print(
             "hamlet: --seed, --rounds, --players and --decision-ms must not be negative"
         )
         return EXIT_USAGE
-    t = arena(args).CreateTournament(req, timeout=args.timeout)
+    t = retrying.call_with_retries(arena(args).CreateTournament, req, args.timeout)
     if args.watch:
         return _watch(args, t.tournament_id)
     _show_tournament(args, t)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from cli import console
+from cli import console, retrying
 from cli.commands import EXIT_FAILED, EXIT_OK, arena, read_matches
 from cli.console import out, print_json, to_dict
 from hamlet.v1 import arena_pb2, common_pb2
@@ -86,8 +86,9 @@ def sprt(args: argparse.Namespace) -> int:
         beta=args.beta,
         max_pairs=args.max_pairs,
         decision_time_ms=args.decision_ms,
+        client_request_id=retrying.new_request_id(),
     )
-    started = stub.StartSprt(req, timeout=args.timeout)
+    started = retrying.call_with_retries(stub.StartSprt, req, args.timeout)
     if not args.json:
         out.print(
             f"test {started.test_id}: is {started.bot_b} better than {started.bot_a} in "

@@ -30,6 +30,7 @@ from server.config import Settings
 from server.files import secure_data_dir
 from server.interceptors import MetricsInterceptor
 from server.metrics import ServerMetrics, serve_metrics
+from server.outage import OutageInterceptor, StorageOutage, is_outage, watch_engine
 from server.pools import PoolInterceptor
 from server.remote_hosts import Resolver, system_resolver
 from server.servicers.arena import ArenaServicer
@@ -129,6 +130,8 @@ class HamletServer:
         #: The admin token made on this (first) start, to be shown once; None otherwise.
         self.new_admin_token: str | None = None
         self.ladder: LadderService | None = None
+        #: The storage outage state its calls and reaper share (server.outage).
+        self.outage: StorageOutage | None = None
         #: The quota checker (tests move its clock past midnight).
         self.quotas: QuotaService | None = None
 
@@ -181,7 +184,10 @@ class HamletServer:
                 if self.ladder is not None:
                     self.ladder.tick_all()
                 self.services.tournaments.dispatcher.refill()
-            except Exception:  # the reaper must outlive a transient database error
+            except Exception as exc:  # the reaper must outlive a transient database error
+                if self.outage is not None and is_outage(exc):
+                    self.outage.refused(exc, call=False)  # logged once per outage
+                    continue
                 log.exception(
                     "lease reaper failed; retrying in %ss", self.settings.reaper_interval_seconds
                 )
@@ -240,6 +246,7 @@ def build_server(
             rated_time_controls=settings.rated_time_control,
             dispatcher=dispatcher,
             quotas=quotas,
+            max_match_seconds=settings.max_match_seconds,
         ),
         matches=MatchService(
             store,
@@ -260,7 +267,12 @@ def build_server(
         quotas=quotas,
     )
     tests = HeadToHeadService(
-        store, queue, settings.default_decision_time_ms, dispatcher=dispatcher, quotas=quotas
+        store,
+        queue,
+        settings.default_decision_time_ms,
+        dispatcher=dispatcher,
+        quotas=quotas,
+        max_match_seconds=settings.max_match_seconds,
     )
     remote = RemoteBotService(
         store,
@@ -284,6 +296,8 @@ def build_server(
         lambda stage, seconds: metrics.queue_latency.labels(stage).observe(seconds)
     )
     new_admin_token = services.accounts.bootstrap(settings.data_dir)
+    outage = StorageOutage()
+    watch_engine(store.engine, outage)
     worker_pool = futures.ThreadPoolExecutor(
         max_workers=settings.worker_threads, thread_name_prefix="hamlet-matchhost"
     )
@@ -304,6 +318,7 @@ def build_server(
             ),
             MetricsInterceptor(metrics),
             BoundaryInterceptor(RefusalLog(settings.log_refusals, metrics.refusals_unlogged.inc)),
+            OutageInterceptor(outage),  # a storage outage, authentication's included
             AuthInterceptor(services.accounts.authenticate, settings.public_reads, limiter),
         ],
         options=[
@@ -363,5 +378,6 @@ def build_server(
     hamlet.new_admin_token = new_admin_token
     hamlet.ladder = ladder
     hamlet.quotas = quotas
+    hamlet.outage = outage
     hamlet.start()
     return hamlet, port

@@ -95,7 +95,10 @@ def worker(argv: list[str]) -> int:
             *extra,
         ]
     )
-    return 0
+    # Celery's worker_main drops the worker's exit code: a refusal is non-zero here.
+    from workers.shutdown import exit_status
+
+    return exit_status()
 
 
 def check_sandbox() -> int:

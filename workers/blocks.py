@@ -64,13 +64,15 @@ def execute_block(
     task_id: str = "",
     clock: Clock | None = None,
     reraise: tuple[type[BaseException], ...] = (),
-    per_match: Callable[[], AbstractContextManager[None]] = contextlib.nullcontext,
+    per_match: Callable[[MatchPlan], AbstractContextManager[None]] = (
+        lambda _plan: contextlib.nullcontext()
+    ),
 ) -> list[MatchOutcome]:
     """Claim, play and report a block; what became of each of its matches, in order.
 
-    ``per_match``: entered around each match (its soft time limit). ``reraise`` (the soft
-    time limit): the matches played so far are reported, the rest voided (the server
-    queues them again), and the exception goes on."""
+    ``per_match``: entered around each match (its soft time limit, from its plan).
+    ``reraise`` (the soft time limit): the matches played so far are reported, the rest
+    voided (the server queues them again), and the exception goes on."""
     outcomes: dict[str, MatchOutcome] = {}
     plans: dict[str, MatchPlan] = {}
     records: list[MatchRecord] = []
@@ -107,14 +109,14 @@ def _play(
     seats: Seats,
     clock: Clock | None,
     reraise: tuple[type[BaseException], ...],
-    per_match: Callable[[], AbstractContextManager[None]],
+    per_match: Callable[[MatchPlan], AbstractContextManager[None]],
     records: list[MatchRecord],
     voids: list[tuple[str, str]],
 ) -> None:
     """Play the claimed matches in order, appending to ``records`` and ``voids``."""
     for match_id, plan in plans.items():
         try:
-            with per_match():
+            with per_match(plan):
                 records.append(play_plan(plan, seats, clock, reraise))
         except InfrastructureError as exc:
             log.warning("match %s voided: %s", match_id, exc)

@@ -30,6 +30,7 @@ from typing import Any
 from celery import Celery, signals
 
 from bots import registry
+from workers import shutdown
 from workers.config import (
     BLOCK_MATCHES,
     MATCH_QUEUE,
@@ -38,7 +39,7 @@ from workers.config import (
     WorkerConfig,
     check_visibility_timeout,
 )
-from workers.reporting import Announced, HostUnavailableError
+from workers.reporting import Announced, CredentialRefusedError, HostUnavailableError
 from workers.sandbox_check import SandboxReport, available_runtimes, cached_check
 
 log = logging.getLogger(__name__)
@@ -176,6 +177,9 @@ def announce(
             delay = min(30.0, wait_s * 2 ** min(attempt, 5)) * rng.uniform(0.5, 1.5)
             log.info("server not reachable yet (%s); announcing again in %.1fs", exc, delay)
             time.sleep(delay)
+        except CredentialRefusedError as exc:
+            shutdown.credential_refused(str(exc))
+            return False
         except Exception:
             log.exception("announcing the worker failed")
             return False
@@ -191,8 +195,9 @@ def _on_worker_setup(instance: Any = None, **_: Any) -> None:
     try:
         check_startup(app)
     except Exception as exc:
-        log.critical("worker start-up check failed: %s", exc)
+        shutdown.refused_to_start(str(exc))
         raise SystemExit(f"hamlet worker: {exc}") from exc
+    shutdown.install()
     from workers import metrics
 
     metrics.METRICS.tier(check_sandbox(worker_config(app)).tier.value)

@@ -83,6 +83,11 @@ class WorkerMetrics:
             registry=registry,
             multiprocess_mode="max",
         )
+        self.credential_refused = Counter(
+            "hamlet_worker_credential_refused_total",
+            "Calls the server refused for this worker's credential (the worker then stops).",
+            registry=registry,
+        )
         self.unrated = Counter(
             "hamlet_worker_unrated_matches_total",
             "Matches reported unrated (an uploaded bot ran without the full sandbox).",

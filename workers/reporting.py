@@ -64,6 +64,15 @@ class HostRejectedError(RuntimeError):
     """The server refused a call for a reason retrying cannot fix (a bug on one side)."""
 
 
+class CredentialRefusedError(HostRejectedError):
+    """The server refused the worker's credential (UNAUTHENTICATED or PERMISSION_DENIED):
+    no call of this worker can succeed until it gets another token."""
+
+
+#: Status codes that refuse the caller, not the call.
+CREDENTIAL_REFUSED = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED})
+
+
 @dataclass(frozen=True, slots=True)
 class Claim:
     """The answer to a claim: the match to play, or that it is already final."""
@@ -256,6 +265,8 @@ class MatchHostClient:
                 detail = exc.details() if isinstance(exc, grpc.Call) else str(exc)
                 if code in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION):
                     raise MatchGoneError(f"{code.name}: {detail}") from exc
+                if code in CREDENTIAL_REFUSED:
+                    raise CredentialRefusedError(f"{code.name}: {detail}") from exc
                 if code not in RETRYABLE:
                     raise HostRejectedError(f"{code.name}: {detail}") from exc
                 last, last_text = exc, f"{code.name}: {detail}"

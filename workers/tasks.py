@@ -18,19 +18,30 @@ import os
 import random
 import signal
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from celery import Celery, Task
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Reject, SoftTimeLimitExceeded
 
+import games
+from hamlet.timelimits import match_limit_s
 from workers.blocks import execute_block
 from workers.clients import CodeCache, SeatClients
 from workers.config import PLAY_BLOCK_TASK, PLAY_MATCH_TASK, WorkerConfig
 from workers.metrics import METRICS, MatchOutcome
+from workers.model import MatchPlan
 from workers.play import execute
-from workers.reporting import HostRejectedError, HostUnavailableError, MatchHostClient
+from workers.reporting import (
+    CredentialRefusedError,
+    HostRejectedError,
+    HostUnavailableError,
+    MatchHostClient,
+)
+from workers.shutdown import credential_refused
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +103,8 @@ def play_match(task: Task[Any, Any], match_id: str) -> str:
         )
         log.warning("match %s: server unreachable (%s); retrying in %.1fs", match_id, exc, delay)
         raise task.retry(exc=exc, countdown=delay, max_retries=config.max_task_retries) from exc
+    except CredentialRefusedError as exc:
+        raise _requeue(exc) from exc
     except HostRejectedError:
         log.exception("match %s: the server rejected a call; not retrying", match_id)
         return "rejected"
@@ -114,7 +127,7 @@ def play_block(task: Task[Any, Any], match_ids: list[str]) -> list[str]:
             METRICS,
             task_id=task_id,
             reraise=(SoftTimeLimitExceeded,),
-            per_match=lambda: soft_limit(config.match_soft_time_limit),
+            per_match=_limits(config),
         )
         return [o.value for o in outcomes]
     except SoftTimeLimitExceeded:
@@ -131,9 +144,45 @@ def play_block(task: Task[Any, Any], match_ids: list[str]) -> list[str]:
             return ["unreachable"]
         log.warning("block %s: server unreachable (%s); retrying in %.1fs", task_id, exc, delay)
         raise task.retry(exc=exc, countdown=delay, max_retries=config.max_task_retries) from exc
+    except CredentialRefusedError as exc:
+        raise _requeue(exc) from exc
     except HostRejectedError:
         log.exception("block %s: the server rejected a call; not retrying", task_id)
         return ["rejected"]
+
+
+def _requeue(exc: CredentialRefusedError) -> Reject:
+    """The server refused this worker's credential: stop the worker, and give the task back
+    to the queue (rejected with requeue, not acked) for a worker the server accepts."""
+    credential_refused(str(exc))
+    return Reject(str(exc), requeue=True)
+
+
+def _limits(config: WorkerConfig) -> Callable[[MatchPlan], AbstractContextManager[None]]:
+    """Each match's soft limit in one block task: its own (:func:`match_soft_limit`), but
+    never past what the block's hard limit leaves (less the configured gap between a
+    match's soft and hard limits), so a match too long for the block is voided and
+    reported, not killed with its child."""
+    started = time.monotonic()
+    gap = config.match_time_limit - config.match_soft_time_limit
+
+    def limit(plan: MatchPlan) -> AbstractContextManager[None]:
+        left = config.block_time_limit - (time.monotonic() - started) - gap
+        return soft_limit(max(1.0, min(match_soft_limit(config, plan), left)))
+
+    return limit
+
+
+def match_soft_limit(config: WorkerConfig, plan: MatchPlan) -> float:
+    """One match's soft limit: what its time control lets a legal match take (every
+    decision's time and every bank used, with a margin: :mod:`hamlet.timelimits`), and never
+    less than ``HAMLET_MATCH_SOFT_TIME_LIMIT``, so a slow but legal match is not voided."""
+    try:
+        max_decisions = games.get(plan.game).max_decisions
+    except (KeyError, ValueError):  # unknown here: the match will be voided for it anyway
+        return config.match_soft_time_limit
+    legal = match_limit_s(max_decisions, len(plan.seats), plan.decision_time_s, plan.time_bank_s)
+    return max(config.match_soft_time_limit, legal)
 
 
 @contextlib.contextmanager

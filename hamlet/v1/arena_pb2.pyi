@@ -1111,6 +1111,7 @@ class CreateTournamentRequest(_message.Message):
     DECISION_TIME_MS_FIELD_NUMBER: _builtins.int
     RATED_FIELD_NUMBER: _builtins.int
     START_FIELD_NUMBER: _builtins.int
+    CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     format: _common_pb2.TournamentFormat.ValueType
     """UNSPECIFIED means ROUND_ROBIN"""
@@ -1130,6 +1131,11 @@ class CreateTournamentRequest(_message.Message):
     """
     start: _builtins.bool
     """start right away"""
+    client_request_id: _builtins.str
+    """Optional, at most 64 characters of [A-Za-z0-9._:-]: a retry with the same id from the same
+    user returns the tournament the first attempt created (starting it if asked) instead of
+    making another. The CLI sends a fresh one per command and reuses it across its retries.
+    """
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """"name" (its latest version) or "name@version"; one bot may enter at several versions,
@@ -1148,10 +1154,11 @@ class CreateTournamentRequest(_message.Message):
         decision_time_ms: _builtins.int = ...,
         rated: _builtins.bool = ...,
         start: _builtins.bool = ...,
+        client_request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "decision_time_ms", b"decision_time_ms", "format", b"format", "game", b"game", "players_per_table", b"players_per_table", "rated", b"rated", "rounds", b"rounds", "seed", b"seed", "start", b"start"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "client_request_id", b"client_request_id", "decision_time_ms", b"decision_time_ms", "format", b"format", "game", b"game", "players_per_table", b"players_per_table", "rated", b"rated", "rounds", b"rounds", "seed", b"seed", "start", b"start"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1942,6 +1949,7 @@ class StartSprtRequest(_message.Message):
     BETA_FIELD_NUMBER: _builtins.int
     MAX_PAIRS_FIELD_NUMBER: _builtins.int
     DECISION_TIME_MS_FIELD_NUMBER: _builtins.int
+    CLIENT_REQUEST_ID_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     bot_a: _builtins.str
     """the baseline: name (latest version) or name@version"""
@@ -1961,6 +1969,8 @@ class StartSprtRequest(_message.Message):
     """0: 1000"""
     decision_time_ms: _builtins.int
     """0: the server's default"""
+    client_request_id: _builtins.str
+    """As CreateTournamentRequest.client_request_id: a retry returns the test already started."""
     @_builtins.property
     def opponents(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """the field A and B each face (default: random)"""
@@ -1979,10 +1989,11 @@ class StartSprtRequest(_message.Message):
         beta: _builtins.float = ...,
         max_pairs: _builtins.int = ...,
         decision_time_ms: _builtins.int = ...,
+        client_request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["alpha", b"alpha", "beta", b"beta", "bot_a", b"bot_a", "bot_b", b"bot_b", "decision_time_ms", b"decision_time_ms", "elo0", b"elo0", "elo1", b"elo1", "game", b"game", "max_pairs", b"max_pairs", "opponents", b"opponents", "players_per_table", b"players_per_table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alpha", b"alpha", "beta", b"beta", "bot_a", b"bot_a", "bot_b", b"bot_b", "client_request_id", b"client_request_id", "decision_time_ms", b"decision_time_ms", "elo0", b"elo0", "elo1", b"elo1", "game", b"game", "max_pairs", b"max_pairs", "opponents", b"opponents", "players_per_table", b"players_per_table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

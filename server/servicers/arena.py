@@ -199,10 +199,11 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
                 rated=request.rated,
                 owner_id=current_principal().user_id,
                 caller=caller(),
+                client_request_id=request.client_request_id,
             )
         )
         if request.start:
-            created = self.tournaments.start(created.tournament_id)
+            created = self.tournaments.start_created(created)
         return convert.tournament(created)
 
     @unary

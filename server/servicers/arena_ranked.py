@@ -56,6 +56,7 @@ class RankedRpcs:
             request.decision_time_ms,
             current_principal().user_id,
             caller(),
+            client_request_id=request.client_request_id,
         )
         return convert.sprt_status(status)
 

@@ -18,11 +18,12 @@ from itertools import combinations
 
 from hamlet.queues import queue_for
 from server.ratings import sprt
-from server.services import commitments, consent
+from server.services import commitments, consent, request_ids
 from server.services import validation as v
 from server.services.caller import SYSTEM, Caller
 from server.services.dispatch import Dispatcher, sent_of
-from server.services.errors import InvalidArgumentError, NotFoundError
+from server.services.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from server.services.matchtime import DEFAULT_MAX_MATCH_SECONDS, check_time_control
 from server.services.quotas import Quota, QuotaService
 from server.services.scheduling import Enqueuer
 from server.services.tournaments import MAX_DECISION_MS, TIME_BANK_FACTOR, plan_round
@@ -70,7 +71,9 @@ class HeadToHeadService:
         now: Callable[[], datetime] | None = None,
         dispatcher: Dispatcher | None = None,
         quotas: QuotaService | None = None,
+        max_match_seconds: float = DEFAULT_MAX_MATCH_SECONDS,
     ) -> None:
+        self.max_match_seconds = max_match_seconds
         self.store = store
         self.enqueuer = enqueuer
         self.decision_time_ms = decision_time_ms
@@ -90,11 +93,34 @@ class HeadToHeadService:
         decision_time_ms: int,
         owner_id: int | None,
         caller: Caller = SYSTEM,
+        client_request_id: str = "",
     ) -> TestStatus:
         """``bots`` are A, B and the opponents; the test starts at once. A test is unrated:
         ``caller`` may enter bots whose owners allow unrated play (services.consent). It counts
         against the caller's quotas with the most it may play: max_pairs x 2 tables x
-        rotations."""
+        rotations. With ``client_request_id``, a test the same caller already started with it
+        is returned as it is (services.request_ids)."""
+        args = (game, bots, players, bounds, max_pairs, decision_time_ms, owner_id, caller)
+        if not client_request_id:
+            return self._start("s" + secrets.token_hex(5), *args)
+        tid = request_ids.event_id("s", owner_id, client_request_id)
+        with request_ids.creating(tid):  # concurrent retries: one creates
+            if self.store.get_tournament(tid) is not None:
+                return self._finish_start(tid)
+            return self._start(tid, *args)
+
+    def _start(
+        self,
+        tid: str,
+        game: str,
+        bots: Sequence[BotRecord],
+        players: int,
+        bounds: sprt.Bounds,
+        max_pairs: int,
+        decision_time_ms: int,
+        owner_id: int | None,
+        caller: Caller,
+    ) -> TestStatus:
         consent.check_entries(self.store, caller, bots, rated=False, now=self.now())
         spec = v.game_spec(game)
         players = players or spec.min_players
@@ -115,9 +141,11 @@ class HeadToHeadService:
         decision = v.bounded(
             "decision_time_ms", decision_time_ms or self.decision_time_ms, 1, MAX_DECISION_MS
         )
+        check_time_control(
+            spec, players, decision, decision * TIME_BANK_FACTOR, self.max_match_seconds
+        )
         most = pairs * 2 * players
         needs = {Quota.SPRTS: 1, Quota.OPEN_EVENTS: 1, Quota.MATCHES_PER_DAY: most}
-        tid = "s" + secrets.token_hex(5)
         seed, salt = secrets.randbits(63), commitments.nonce()
         with self.quotas.guard(caller, needs):
             self.store.create_tournament(
@@ -143,6 +171,16 @@ class HeadToHeadService:
         self.store.save_sprt(
             SprtRecord(tid, bounds.elo0, bounds.elo1, bounds.alpha, bounds.beta, pairs, "continue")
         )
+        return self._finish_start(tid)
+
+    def _finish_start(self, tid: str) -> TestStatus:
+        """Run a created test (a no-op for one already running or over); its status."""
+        if self.store.get_sprt(tid) is None:
+            # A first attempt that stopped between the two writes: nothing ran yet.
+            raise FailedPreconditionError(
+                f"head-to-head test {tid} was not completely created; start a new test with "
+                "another client request id"
+            )
         self.store.set_tournament_status(tid, TournamentStatus.RUNNING, [TournamentStatus.CREATED])
         self.schedule(tid)
         return self.status(tid)

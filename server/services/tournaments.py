@@ -13,7 +13,7 @@ from itertools import combinations
 
 from games import derive_seed
 from hamlet.queues import MATCH_QUEUE, queue_for
-from server.services import commitments, consent, swiss
+from server.services import commitments, consent, request_ids, swiss
 from server.services import entries as entries_mod
 from server.services import validation as v
 from server.services.caller import SYSTEM, Caller
@@ -26,6 +26,7 @@ from server.services.errors import (
 )
 from server.services.feed import TournamentFeed
 from server.services.hygiene import round_robin_matches
+from server.services.matchtime import DEFAULT_MAX_MATCH_SECONDS, check_time_control
 from server.services.quotas import Quota, QuotaService
 from server.services.scheduling import Enqueuer
 from server.services.timecontrol import RatedTimeControls
@@ -68,6 +69,8 @@ class TournamentRequest:
     rated: bool = True
     owner_id: int | None = None  # the creating user
     caller: Caller = SYSTEM  # who asks (consent and quotas apply to users, not the server)
+    #: Makes a retry return the tournament its first attempt created (services.request_ids).
+    client_request_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,10 +179,13 @@ class TournamentService:
         dispatcher: Dispatcher | None = None,
         rated_time_controls: RatedTimeControls | None = None,
         quotas: QuotaService | None = None,
+        max_match_seconds: float = DEFAULT_MAX_MATCH_SECONDS,
     ) -> None:
         self.store = store
         self.enqueuer = enqueuer
         self.default_decision_time_ms = default_decision_time_ms
+        #: The longest a legal match may take: a time control needing more is refused.
+        self.max_match_seconds = max_match_seconds
         #: What rated tournaments are played at (each game's published time control).
         self.rated_time_controls = rated_time_controls or RatedTimeControls()
         self.now = now or utcnow
@@ -190,7 +196,21 @@ class TournamentService:
         self.quotas = quotas or QuotaService(store)
 
     def create(self, req: TournamentRequest) -> TournamentRecord:
-        """Validate everything, then write the tournament and its matches (PENDING)."""
+        """Validate everything, then write the tournament and its matches (PENDING).
+
+        With a client request id, a tournament the same caller already created with it is
+        returned as it is (before any check: a retry is not refused for the quota the first
+        attempt used)."""
+        if not req.client_request_id:
+            return self._create(req, "t" + secrets.token_hex(5))
+        tournament_id = request_ids.event_id("t", req.owner_id, req.client_request_id)
+        with request_ids.creating(tournament_id):  # concurrent retries: one creates
+            existing = self.store.get_tournament(tournament_id)
+            if existing is not None:
+                return existing
+            return self._create(req, tournament_id)
+
+    def _create(self, req: TournamentRequest, tournament_id: str) -> TournamentRecord:
         spec = v.game_spec(req.game)
         rated_tc = self.rated_time_controls.for_game(req.game)
         if req.rated and req.decision_time_ms not in (0, rated_tc.decision_ms):
@@ -235,6 +255,7 @@ class TournamentService:
         bank_ms = decision_ms * TIME_BANK_FACTOR
         if req.rated:
             decision_ms, bank_ms = rated_tc.decision_ms, rated_tc.bank_ms
+        check_time_control(spec, per_table, decision_ms, bank_ms, self.max_match_seconds)
         seed = v.bounded("seed", req.seed, 0, v.MAX_SEED) or secrets.randbits(63)
         total = planned_matches(req.format, len(req.bots), per_table, rounds)
         if total > MAX_MATCHES:
@@ -263,7 +284,6 @@ class TournamentService:
                     "bot count too); a rated tournament needs bots of different owners: make "
                     "it --unrated, or add other bots"
                 )
-        tournament_id = "t" + secrets.token_hex(5)
         queues = [queue_for(runtimes[entries[i]] for i in table) for table in tables]
         matches = (
             plan_round(tournament_id, entries, 0, seed, tables, len(tables), queues)
@@ -367,6 +387,21 @@ class TournamentService:
                 self.dispatcher.refill()
                 self.feed.publish(tournament_id)
         return self.get(tournament_id)
+
+    def start_created(self, created: TournamentRecord) -> TournamentRecord:
+        """Start a tournament just created (CreateTournament with start). If the broker does
+        not answer, the error says exactly what exists: the tournament, its id and status,
+        and how to start it or retry without making another."""
+        try:
+            return self.start(created.tournament_id)
+        except UnavailableError as exc:
+            now = self.get(created.tournament_id)
+            raise UnavailableError(
+                f"tournament {now.tournament_id} was created (status {now.status.value}) but not "
+                f"started: {exc}. Start it with `hamlet tournament start {now.tournament_id}`, "
+                "or retry with the same client request id (that returns this tournament, not "
+                "another)"
+            ) from exc
 
     def cancel(self, tournament_id: str) -> TournamentRecord:
         """Cancel every match not yet final; played results stay."""

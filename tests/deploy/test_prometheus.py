@@ -55,6 +55,7 @@ GAME = "village"
 MAY_BE_EMPTY = {
     "hamlet_worker_unrated_matches_total": "only workers without the full sandbox count it",
     "hamlet_server_ladder_blocks_total": "no bot is on a ladder in this run",
+    "hamlet_worker_credential_refused_total": "every worker here has a valid token",
 }
 #: Alerts that must not fire here: their expressions are legitimately empty.
 QUIET_ALERTS = {
@@ -66,6 +67,7 @@ QUIET_ALERTS = {
     "HamletMatchesFailed",
     "HamletMatchesVoided",
     "HamletServerErrors",
+    "HamletWorkerCredentialRefused",
     "HamletStoreSlow",
 }
 FIRING = "HamletForfeitRateHigh"

@@ -4,6 +4,8 @@ and the gRPC server built in this process on port 0 with SQLite in a tmp directo
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import os
 import shutil
 import signal
@@ -42,13 +44,48 @@ def redis_binary() -> str:
     return str(path)
 
 
+#: Never scale a deadline by more than this (a machine that slow fails honestly).
+MAX_SLOWNESS = 8.0
+
+
+@functools.cache
+def slowness() -> float:
+    """How much slower than an idle machine this one runs our processes now: the wall time
+    of a CPU-bound loop over the CPU time it got (1 when a core was free the whole time;
+    3 when two other busy processes shared each core). ``HAMLET_TEST_SLOWNESS`` overrides
+    it. Measured once per test process; deadlines of waits are scaled by it, so a loaded CI
+    machine waits longer instead of failing, and a quiet one is not slowed down."""
+    forced = os.environ.get("HAMLET_TEST_SLOWNESS", "")
+    if forced:
+        return min(MAX_SLOWNESS, max(1.0, float(forced)))
+    ratios = []
+    for _ in range(3):
+        wall, cpu = time.perf_counter(), time.process_time()
+        digest = b""
+        for i in range(20_000):
+            digest = hashlib.sha256(digest + i.to_bytes(4, "little")).digest()
+        spent_cpu = time.process_time() - cpu
+        ratios.append((time.perf_counter() - wall) / max(spent_cpu, 1e-3))
+    return min(MAX_SLOWNESS, max(1.0, sorted(ratios)[1]))
+
+
+def scaled(seconds: float) -> float:
+    """A deadline of ``seconds`` on an idle machine, scaled by :func:`slowness`."""
+    return seconds * slowness()
+
+
 def wait_until(check: Callable[[], bool], timeout: float, what: str, step: float = 0.1) -> None:
-    deadline = time.monotonic() + timeout
+    """Poll ``check`` until it holds; fail after ``timeout`` seconds scaled by the measured
+    :func:`slowness` (waits are on conditions; the deadline is only a guard against a hang)."""
+    limit = scaled(timeout)
+    deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         if check():
             return
         time.sleep(step)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+    raise AssertionError(
+        f"timed out after {limit:.0f}s ({timeout}s x slowness {slowness():.1f}) waiting for {what}"
+    )
 
 
 class RedisProcess:

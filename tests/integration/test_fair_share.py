@@ -14,9 +14,10 @@ import pytest
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from server.app import HamletServer, build_server
 from server.config import Settings
-from tests.integration.stack import Worker, arena, bots_announced, running_redis, wait_until
+from tests.integration.stack import Worker, arena, bots_announced, running_redis, scaled, wait_until
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
+# The guard against a hang, scaled as every wait is (stack.slowness).
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(scaled(600))]
 
 
 class Service:

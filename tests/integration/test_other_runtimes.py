@@ -12,7 +12,7 @@ import pytest
 
 from bots.archive import pack
 from hamlet.v1 import arena_pb2
-from tests.integration.stack import bots_announced, wait_until
+from tests.integration.stack import bots_announced, scaled, wait_until
 from tests.integration.test_pipeline import (
     Stack,
     check_stored_once,
@@ -21,7 +21,8 @@ from tests.integration.test_pipeline import (
     stack,  # noqa: F401 (the fixture)
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+# The guard against a hang, scaled as every wait is (stack.slowness).
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(scaled(300))]
 
 NODE_BOT = Path(__file__).parents[2] / "bots" / "examples" / "node_random"
 

@@ -26,11 +26,12 @@ from hamlet.paging import all_matches
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from server.app import build_server
 from server.config import Settings
-from tests.integration.stack import Worker, arena, bots_announced, redis_server, wait_until
+from tests.integration.stack import Worker, arena, bots_announced, redis_server, scaled, wait_until
 from workers.model import LoggedDecision
 from workers.runner import replay
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+# The guard against a hang, scaled as every wait is (stack.slowness).
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(scaled(300))]
 
 EXAMPLE = Path(__file__).parents[2] / "bots" / "examples" / "random_uploaded.py"
 # An uploaded bot slow enough (a few ms a decision) that a kill lands mid-match.

@@ -27,10 +27,12 @@ from tests.integration.stack import (
     arena,
     bots_announced,
     running_redis,
+    scaled,
     wait_until,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
+# The guard against a hang, scaled as every wait is (stack.slowness).
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(scaled(600))]
 
 
 @dataclass
@@ -113,7 +115,8 @@ def _stack(tmp: Path, **settings: float) -> Iterator[Stack]:
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[Stack]:
-    yield from _stack(tmp_path, queue_timeout_seconds=30.0)
+    # One client (the admin) opens every watcher here: its share of the stream cap is the cap.
+    yield from _stack(tmp_path, queue_timeout_seconds=30.0, max_streams_per_client=16)
 
 
 @pytest.fixture

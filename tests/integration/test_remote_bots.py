@@ -23,11 +23,12 @@ from hamlet.v1 import arena_pb2
 from server.app import build_server
 from server.config import Settings
 from server.remote_hosts import AllowList
-from tests.integration.stack import Worker, arena, bots_announced, redis_server, wait_until
+from tests.integration.stack import Worker, arena, bots_announced, redis_server, scaled, wait_until
 from tests.integration.test_pipeline import Stack, check_stored_once, run_tournament, settled
 from tests.remotebot import serve_bot
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+# The guard against a hang, scaled as every wait is (stack.slowness).
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(scaled(300))]
 
 ROOT = Path(__file__).parents[2]
 NODE_BOT = ROOT / "bots" / "examples" / "node_remote"

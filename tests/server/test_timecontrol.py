@@ -155,3 +155,29 @@ def test_the_ladder_plays_it(clocked: Running) -> None:
     host = worker_pb2_grpc.MatchHostStub(clocked.worker_channel)
     claim = host.ClaimMatch(worker_pb2.ClaimMatchRequest(match_id=clocked.queue.sent[0]))
     assert (claim.match.decision_time_ms, claim.match.time_bank_ms) == (300, 2500)
+
+
+def test_a_time_control_no_worker_limit_can_hold_is_refused_saying_why(
+    running: Running,
+) -> None:
+    fakeworker.announce(running.worker_channel, ["village"])
+    before = snapshot(running.store)
+    with pytest.raises(grpc.RpcError) as err:
+        running.arena.CreateTournament(
+            arena_pb2.CreateTournamentRequest(
+                game="village", bots=["alpha", "beta"], rated=False, decision_time_ms=60_000
+            )
+        )
+    assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    details = err.value.details() or ""
+    assert "may legally take up to 6000 decisions x 60 s" in details
+    assert "HAMLET_MAX_MATCH_SECONDS" in details and "use at most" in details
+    assert snapshot(running.store) == before
+    # The largest decision time the message names is accepted.
+    most = int(details.rsplit("use at most ", 1)[1].split(" ")[0])
+    made = running.arena.CreateTournament(
+        arena_pb2.CreateTournamentRequest(
+            game="village", bots=["alpha", "beta"], rated=False, decision_time_ms=most
+        )
+    )
+    assert made.decision_time_ms == most
