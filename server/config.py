@@ -67,7 +67,7 @@ class Settings:
     max_match_attempts: int = 5
     default_decision_time_ms: int = 1000
     #: The longest a legal match may take; a time control needing more is refused at creation.
-    max_match_seconds: float = 86_400.0
+    max_match_seconds: float = 0.0
     #: Duplicate blocks in flight (queued or running) per worker queue; 0 sizes the window
     #: from the workers seen (one place per worker process, plus one).
     dispatch_window: int = 0
@@ -187,8 +187,8 @@ class Settings:
             )
         if not 1 <= self.default_decision_time_ms <= 600_000:
             raise ConfigError("HAMLET_DECISION_TIME_MS must be 1..600000")
-        if not 60 <= self.max_match_seconds <= 30 * 86_400:
-            raise ConfigError("HAMLET_MAX_MATCH_SECONDS must be 60..2592000")
+        if self.max_match_seconds and not 60 <= self.max_match_seconds <= 30 * 86_400:
+            raise ConfigError("HAMLET_MAX_MATCH_SECONDS must be 0 (no bound) or 60..2592000")
         import games
 
         try:

@@ -13,14 +13,19 @@ from hamlet.timelimits import MARGIN, PER_DECISION_S, SETUP_S, describe, match_l
 from server.services.errors import InvalidArgumentError
 
 #: The default longest match: a day (every game's default and rated time controls fit).
-DEFAULT_MAX_MATCH_SECONDS = 86_400.0
+#: No bound by default: the games' decision limits (``max_decisions``) are loose guards (My
+#: Village's is 40,000), so a bound from them would refuse ordinary time controls; an operator
+#: whose workers cannot hold long matches sets HAMLET_MAX_MATCH_SECONDS.
+DEFAULT_MAX_MATCH_SECONDS = 0.0
 
 
 def check_time_control(
     spec: games.GameSpec, seats: int, decision_ms: int, bank_ms: int, max_match_s: float
 ) -> None:
     """Raise InvalidArgumentError if a legal match at this time control could outlast
-    ``max_match_s``."""
+    ``max_match_s`` (0: no bound)."""
+    if max_match_s <= 0:
+        return
     decision_s, bank_s = decision_ms / 1000, bank_ms / 1000
     if match_limit_s(spec.max_decisions, seats, decision_s, bank_s) <= max_match_s:
         return

@@ -161,6 +161,8 @@ def test_a_time_control_no_worker_limit_can_hold_is_refused_saying_why(
     running: Running,
 ) -> None:
     fakeworker.announce(running.worker_channel, ["village"])
+    # As HAMLET_MAX_MATCH_SECONDS=86400 would set it (no bound by default).
+    running.server.services.tournaments.max_match_seconds = 86_400
     before = snapshot(running.store)
     with pytest.raises(grpc.RpcError) as err:
         running.arena.CreateTournament(
