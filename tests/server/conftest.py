@@ -3,6 +3,7 @@ gRPC server on port 0 with an in-memory queue, and the throwaway toy game."""
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 import weakref
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from hamlet.channels import open_channel
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, worker_pb2_grpc
 from server.app import HamletServer, build_server
 from server.config import Settings
+from server.remote_hosts import Resolver
 from server.services.scheduling import MemoryEnqueuer
 from server.storage import SqlStore
 from server.storage.migrate import upgrade
@@ -125,9 +127,12 @@ class Running:
             channel.close()
 
 
-@pytest.fixture
-def running(tmp_path: Path, toy: str) -> Iterator[Running]:
-    """A real server on port 0 (SQLite in tmp_path, in-memory queue, fresh registry)."""
+@contextlib.contextmanager
+def serving(
+    tmp_path: Path, resolver: Resolver | None = None, **changes: object
+) -> Iterator[Running]:
+    """A real server on port 0 (SQLite in tmp_path, in-memory queue, fresh registry), with
+    ``changes`` to the test settings (and a resolver for remote bots' host names)."""
     queue = MemoryEnqueuer()
     registry = CollectorRegistry()
     settings = Settings(
@@ -136,14 +141,22 @@ def running(tmp_path: Path, toy: str) -> Iterator[Running]:
         grpc_port=0,
         metrics_port=-1,
         reaper_interval_seconds=3600,
-    )
-    server, port = build_server(settings, enqueuer=queue, registry=registry)
+    ).with_(**changes)
+    extra = {} if resolver is None else {"resolver": resolver}
+    server, port = build_server(settings, enqueuer=queue, registry=registry, **extra)
     run = Running(server, port, queue, registry)
     try:
         yield run
     finally:
         run.close()
         server.stop(grace=1)
+
+
+@pytest.fixture
+def running(tmp_path: Path, toy: str) -> Iterator[Running]:
+    """A real server on port 0 (SQLite in tmp_path, in-memory queue, fresh registry)."""
+    with serving(tmp_path) as run:
+        yield run
 
 
 def snapshot(store: SqlStore) -> dict[str, list[tuple[str, ...]]]:

@@ -7,50 +7,23 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from concurrent import futures
-from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import grpc
 import pytest
-from prometheus_client import CollectorRegistry
 
 from hamlet.v1 import arena_pb2, worker_pb2, worker_pb2_grpc
-from server.app import build_server
 from server.auth import tokens
 from server.auth.ratelimit import RateKind, RateLimiter, RateLimits, redis_storage_url
-from server.config import Settings
 from server.pools import PoolInterceptor
 from server.services.accounts import AccountService
 from server.services.errors import ResourceExhaustedError, UnauthenticatedError
-from server.services.scheduling import MemoryEnqueuer
 from server.storage import SqlStore
-from tests.server.conftest import Running, snapshot
-from tests.server.fakeworker import FAKE_WORKER_WINDOW
+from tests.server.conftest import Running, serving, snapshot
 
 AUTH_FAILURES = 5
-
-
-@contextmanager
-def serve(tmp_path: Path, **changes: Any) -> Iterator[Running]:
-    """A real server on port 0 with ``changes`` to the test settings."""
-    queue = MemoryEnqueuer()
-    registry = CollectorRegistry()
-    settings = Settings(
-        dispatch_window=FAKE_WORKER_WINDOW,
-        data_dir=tmp_path / "data",
-        grpc_port=0,
-        metrics_port=-1,
-        reaper_interval_seconds=3600,
-    ).with_(**changes)
-    server, port = build_server(settings, enqueuer=queue, registry=registry)
-    run = Running(server, port, queue, registry)
-    try:
-        yield run
-    finally:
-        run.close()
-        server.stop(grace=1)
 
 
 @pytest.fixture
@@ -70,7 +43,7 @@ def kdf_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 @pytest.fixture
 def guarded(tmp_path: Path, toy: str) -> Iterator[Running]:
     """A server that cools a client down after a few failed authentications."""
-    with serve(tmp_path, rate=RateLimits(auth_failures=f"{AUTH_FAILURES}/minute")) as run:
+    with serving(tmp_path, rate=RateLimits(auth_failures=f"{AUTH_FAILURES}/minute")) as run:
         yield run
 
 
@@ -177,7 +150,7 @@ def test_revoking_another_users_token_reveals_nothing(running: Running) -> None:
 
 
 def test_writes_over_the_limit_are_refused_per_token(tmp_path: Path, toy: str) -> None:
-    with serve(tmp_path, rate=RateLimits(writes="3/minute")) as run:
+    with serving(tmp_path, rate=RateLimits(writes="3/minute")) as run:
         _token, alice = run.user("alice")
         create = arena_pb2.CreateTokenRequest(scopes=["read"])
         for _ in range(3):
@@ -196,7 +169,7 @@ def test_writes_over_the_limit_are_refused_per_token(tmp_path: Path, toy: str) -
 
 
 def test_expensive_reads_over_the_limit_are_refused_per_address(tmp_path: Path, toy: str) -> None:
-    with serve(tmp_path, rate=RateLimits(reads="2/minute")) as run:
+    with serving(tmp_path, rate=RateLimits(reads="2/minute")) as run:
         for _ in range(2):
             run.connect(None).ListTournaments(arena_pb2.ListTournamentsRequest())
         code, _ = code_and_details(

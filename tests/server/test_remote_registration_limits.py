@@ -13,15 +13,11 @@ from pathlib import Path
 
 import grpc
 import pytest
-from prometheus_client import CollectorRegistry
 
 from hamlet.v1 import arena_pb2, bot_pb2_grpc, common_pb2
-from server.app import build_server
-from server.config import Settings
 from server.remote_hosts import AllowList, EndpointError, TimedResolver
-from server.services.scheduling import MemoryEnqueuer
 from tests.server.conftest import Running, snapshot
-from tests.server.fakeworker import FAKE_WORKER_WINDOW
+from tests.server.conftest import serving as serve
 
 GAME = "village"
 #: A guard against a hang, not a measurement.
@@ -90,22 +86,9 @@ class Dns:
 
 @contextmanager
 def serving(tmp_path: Path, dns: Dns, hosts: str, **changes: object) -> Iterator[Running]:
-    settings = Settings(
-        dispatch_window=FAKE_WORKER_WINDOW,
-        data_dir=tmp_path / "data",
-        grpc_port=0,
-        metrics_port=-1,
-        reaper_interval_seconds=3600,
-        remote_bot_hosts=AllowList.parse(hosts),
-    ).with_(**changes)
-    queue, registry = MemoryEnqueuer(), CollectorRegistry()
-    server, port = build_server(settings, enqueuer=queue, registry=registry, resolver=dns)
-    run = Running(server, port, queue, registry)
-    try:
+    """A test server that allows remote bots at ``hosts`` and resolves names with ``dns``."""
+    with serve(tmp_path, dns, remote_bot_hosts=AllowList.parse(hosts), **changes) as run:
         yield run
-    finally:
-        run.close()
-        server.stop(grace=1)
 
 
 class Flood:

@@ -6,46 +6,20 @@ test waits on a condition, with a guard against a hang."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
 import pytest
-from prometheus_client import CollectorRegistry
 
 from hamlet.v1 import arena_pb2, arena_pb2_grpc
-from server.app import build_server
 from server.config import ConfigError, Settings
 from server.servicers.gate import StreamClient, StreamGate, peer_host
 from server.services.errors import ResourceExhaustedError
-from server.services.scheduling import MemoryEnqueuer
 from tests.server import fakeworker
-from tests.server.conftest import Running
-from tests.server.fakeworker import FAKE_WORKER_WINDOW
+from tests.server.conftest import Running, serving
 
 #: A guard against a hang, not a measurement.
 GUARD = 60.0
-
-
-@contextmanager
-def serving(tmp_path: Path, **changes: object) -> Iterator[Running]:
-    """A server like the ``running`` fixture's, with some settings changed."""
-    settings = Settings(
-        dispatch_window=FAKE_WORKER_WINDOW,
-        data_dir=tmp_path / "data",
-        grpc_port=0,
-        metrics_port=-1,
-        reaper_interval_seconds=3600,
-    ).with_(**changes)
-    queue, registry = MemoryEnqueuer(), CollectorRegistry()
-    server, port = build_server(settings, enqueuer=queue, registry=registry)
-    run = Running(server, port, queue, registry)
-    try:
-        yield run
-    finally:
-        run.close()
-        server.stop(grace=1)
 
 
 def _open_tournament(run: Running) -> str:
