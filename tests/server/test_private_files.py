@@ -22,7 +22,7 @@ from server.boundary import RefusalLog
 from server.config import ConfigError, Settings
 from server.files import secure_data_dir
 from server.services.scheduling import MemoryEnqueuer
-from tests.server.test_boundary_abuse import serve
+from tests.server.conftest import serving
 
 
 def mode(path: Path) -> int:
@@ -42,7 +42,7 @@ def test_refusals_are_logged_with_the_client_at_most_at_the_rate(
     tmp_path: Path, toy: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="server.boundary")
-    with serve(tmp_path, log_refusals="3/minute") as run:
+    with serving(tmp_path, log_refusals="3/minute") as run:
         bad = arena_pb2.SubmitBotRequest(name="Bad!", game="toy", source="x=1")
         for _ in range(7):
             with pytest.raises(grpc.RpcError):
@@ -80,7 +80,7 @@ def test_tracked_clients_are_bounded() -> None:
 def test_the_data_directory_database_and_tokens_are_private(
     tmp_path: Path, toy: str, loose_umask: None
 ) -> None:
-    with serve(tmp_path) as run:
+    with serving(tmp_path) as run:
         data = run.server.settings.data_dir
         assert mode(data) == 0o700
         assert mode(data / "hamlet.db") == 0o600
