@@ -1169,15 +1169,25 @@ class TournamentRef(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    STANDINGS_PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    STANDINGS_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
+    standings_page_size: _builtins.int
+    """GetTournament pages its standings (best first): 0 means 100; at most 1000. Other calls
+    ignore these fields.
+    """
+    standings_page_token: _builtins.str
+    """standings_next_page_token of the page before"""
     def __init__(
         self,
         *,
         tournament_id: _builtins.str = ...,
+        standings_page_size: _builtins.int = ...,
+        standings_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["standings_page_size", b"standings_page_size", "standings_page_token", b"standings_page_token", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1208,6 +1218,8 @@ class Tournament(_message.Message):
     OWNER_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     SEED_NONCE_FIELD_NUMBER: _builtins.int
+    STANDINGS_TOTAL_FIELD_NUMBER: _builtins.int
+    STANDINGS_NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     game: _builtins.str
     format: _common_pb2.TournamentFormat.ValueType
@@ -1231,6 +1243,10 @@ class Tournament(_message.Message):
     revealed when the tournament is over, so anyone can check (`hamlet match verify`).
     """
     seed_nonce: _builtins.str
+    standings_total: _builtins.int
+    """bots with a standing line"""
+    standings_next_page_token: _builtins.str
+    """empty on the last page of standings"""
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """"name@version" """
@@ -1263,10 +1279,12 @@ class Tournament(_message.Message):
         owner: _builtins.str = ...,
         seed_commitment: _builtins.str = ...,
         seed_nonce: _builtins.str = ...,
+        standings_total: _builtins.int = ...,
+        standings_next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "created_at", b"created_at", "decision_time_ms", b"decision_time_ms", "finished_at", b"finished_at", "format", b"format", "game", b"game", "matches_cancelled", b"matches_cancelled", "matches_failed", b"matches_failed", "matches_finished", b"matches_finished", "matches_running", b"matches_running", "matches_total", b"matches_total", "owner", b"owner", "players_per_table", b"players_per_table", "rated", b"rated", "rounds", b"rounds", "seed", b"seed", "seed_commitment", b"seed_commitment", "seed_nonce", b"seed_nonce", "standings", b"standings", "status", b"status", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "created_at", b"created_at", "decision_time_ms", b"decision_time_ms", "finished_at", b"finished_at", "format", b"format", "game", b"game", "matches_cancelled", b"matches_cancelled", "matches_failed", b"matches_failed", "matches_finished", b"matches_finished", "matches_running", b"matches_running", "matches_total", b"matches_total", "owner", b"owner", "players_per_table", b"players_per_table", "rated", b"rated", "rounds", b"rounds", "seed", b"seed", "seed_commitment", b"seed_commitment", "seed_nonce", b"seed_nonce", "standings", b"standings", "standings_next_page_token", b"standings_next_page_token", "standings_total", b"standings_total", "status", b"status", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1464,6 +1482,8 @@ class MatchRef(_message.Message):
 
     MATCH_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    FIRST_STEP_FIELD_NUMBER: _builtins.int
+    MAX_STEPS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     seat: _builtins.int
     """Ask for this seat's own view too: what it was asked at each decision, its answers, times
@@ -1471,15 +1491,22 @@ class MatchRef(_message.Message):
     UNAUTHENTICATED without a token); FAILED_PRECONDITION until the match is finished and its
     log is published. Without it: the public state only.
     """
+    first_step: _builtins.int
+    """GetReplay pages its steps: from first_step, at most max_steps (0 means 500; at most
+    2000). initial_state is sent with the first page only.
+    """
+    max_steps: _builtins.int
     def __init__(
         self,
         *,
         match_id: _builtins.str = ...,
         seat: _builtins.int | None = ...,
+        first_step: _builtins.int = ...,
+        max_steps: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "match_id", b"match_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "first_step", b"first_step", "match_id", b"match_id", "max_steps", b"max_steps", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -1595,6 +1622,10 @@ class Leaderboard(_message.Message):
     ANCHOR_BOT_FIELD_NUMBER: _builtins.int
     ANCHOR_RATING_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    GROUPS_FIELD_NUMBER: _builtins.int
+    FITTED_RESULTS_FIELD_NUMBER: _builtins.int
+    FITTED_AT_FIELD_NUMBER: _builtins.int
+    RESULTS_RECORDED_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     rules_version: _builtins.str
     matches: _builtins.int
@@ -1604,6 +1635,18 @@ class Leaderboard(_message.Message):
     anchor_bot: _builtins.str
     """"random" sits at anchor_rating (without it, the mean does)"""
     anchor_rating: _builtins.float
+    groups: _builtins.int
+    """Groups of bots connected by games played (directly or through others). Ratings are
+    comparable only within a group: no order across groups is claimed. Group 0 holds the
+    anchor (or, without it, the largest group); each other group is anchored on its own mean.
+    """
+    fitted_results: _builtins.int
+    """The fit behind lines and seat_advantages is recomputed in the background: it reflects
+    fitted_results rated results (of results_recorded recorded so far), fitted at fitted_at.
+    """
+    fitted_at: _builtins.str
+    """ISO 8601 UTC; empty before the first fit"""
+    results_recorded: _builtins.int
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___LeaderboardEntry]:
         """The live Elo table (updated as results arrive; depends on their order): what pairings use."""
@@ -1633,10 +1676,14 @@ class Leaderboard(_message.Message):
         anchor_bot: _builtins.str = ...,
         anchor_rating: _builtins.float = ...,
         time_control: _common_pb2.TimeControl | None = ...,
+        groups: _builtins.int = ...,
+        fitted_results: _builtins.int = ...,
+        fitted_at: _builtins.str = ...,
+        results_recorded: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["anchor_bot", b"anchor_bot", "anchor_rating", b"anchor_rating", "blocks", b"blocks", "entries", b"entries", "game", b"game", "lines", b"lines", "matches", b"matches", "rules_version", b"rules_version", "seat_advantages", b"seat_advantages", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["anchor_bot", b"anchor_bot", "anchor_rating", b"anchor_rating", "blocks", b"blocks", "entries", b"entries", "fitted_at", b"fitted_at", "fitted_results", b"fitted_results", "game", b"game", "groups", b"groups", "lines", b"lines", "matches", b"matches", "results_recorded", b"results_recorded", "rules_version", b"rules_version", "seat_advantages", b"seat_advantages", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1658,6 +1705,12 @@ class RatedLine(_message.Message):
     AVERAGE_PLACE_FIELD_NUMBER: _builtins.int
     PROVISIONAL_FIELD_NUMBER: _builtins.int
     OTHER_VERSIONS_FIELD_NUMBER: _builtins.int
+    GROUP_FIELD_NUMBER: _builtins.int
+    OPEN_LOW_FIELD_NUMBER: _builtins.int
+    OPEN_HIGH_FIELD_NUMBER: _builtins.int
+    ANCHOR_FIELD_NUMBER: _builtins.int
+    JOINT_RANK_LOW_FIELD_NUMBER: _builtins.int
+    JOINT_RANK_HIGH_FIELD_NUMBER: _builtins.int
     position: _builtins.int
     bot_name: _builtins.str
     version: _builtins.int
@@ -1675,6 +1728,20 @@ class RatedLine(_message.Message):
     """1-based"""
     provisional: _builtins.bool
     """interval too wide or too few games yet"""
+    group: _builtins.int
+    """see Leaderboard.groups; rank ranges are within the group"""
+    open_low: _builtins.bool
+    """The interval is open on this side (the bot never lost / never won): low (or high) is
+    a one-sided bound, the rating a lower (upper) estimate, and the line provisional.
+    """
+    open_high: _builtins.bool
+    anchor: _builtins.bool
+    """this line is its group's anchor: fixed by definition, no interval"""
+    joint_rank_low: _builtins.int
+    """Rank ranges that hold for every line at once (95% simultaneous); rank_low/rank_high
+    above are per line.
+    """
+    joint_rank_high: _builtins.int
     @_builtins.property
     def other_versions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """versions with their own lines (see version_lines)"""
@@ -1694,10 +1761,16 @@ class RatedLine(_message.Message):
         average_place: _builtins.float = ...,
         provisional: _builtins.bool = ...,
         other_versions: _abc.Iterable[_builtins.int] | None = ...,
+        group: _builtins.int = ...,
+        open_low: _builtins.bool = ...,
+        open_high: _builtins.bool = ...,
+        anchor: _builtins.bool = ...,
+        joint_rank_low: _builtins.int = ...,
+        joint_rank_high: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["average_place", b"average_place", "bot_name", b"bot_name", "games", b"games", "high", b"high", "low", b"low", "other_versions", b"other_versions", "position", b"position", "provisional", b"provisional", "rank_high", b"rank_high", "rank_low", b"rank_low", "rating", b"rating", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["anchor", b"anchor", "average_place", b"average_place", "bot_name", b"bot_name", "games", b"games", "group", b"group", "high", b"high", "joint_rank_high", b"joint_rank_high", "joint_rank_low", b"joint_rank_low", "low", b"low", "open_high", b"open_high", "open_low", b"open_low", "other_versions", b"other_versions", "position", b"position", "provisional", b"provisional", "rank_high", b"rank_high", "rank_low", b"rank_low", "rating", b"rating", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -541,8 +541,14 @@ class Replay(_message.Message):
     REPLAYED_RANKS_FIELD_NUMBER: _builtins.int
     MATCHES_RECORD_FIELD_NUMBER: _builtins.int
     SEAT_VIEW_FIELD_NUMBER: _builtins.int
+    STEPS_TOTAL_FIELD_NUMBER: _builtins.int
+    NEXT_STEP_FIELD_NUMBER: _builtins.int
     matches_record: _builtins.bool
     """replayed scores/ranks equal the recorded ones (no forfeits)"""
+    steps_total: _builtins.int
+    """decisions in the match; steps holds a page of them"""
+    next_step: _builtins.int
+    """first step of the next page; 0 on the last page"""
     @_builtins.property
     def match(self) -> Global___Match: ...
     @_builtins.property
@@ -569,10 +575,12 @@ class Replay(_message.Message):
         replayed_ranks: _abc.Iterable[_builtins.int] | None = ...,
         matches_record: _builtins.bool = ...,
         seat_view: Global___SeatView | None = ...,
+        steps_total: _builtins.int = ...,
+        next_step: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["initial_state", b"initial_state", "match", b"match", "seat_view", b"seat_view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["initial_state", b"initial_state", "match", b"match", "matches_record", b"matches_record", "replayed_ranks", b"replayed_ranks", "replayed_scores", b"replayed_scores", "seat_view", b"seat_view", "steps", b"steps"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["initial_state", b"initial_state", "match", b"match", "matches_record", b"matches_record", "next_step", b"next_step", "replayed_ranks", b"replayed_ranks", "replayed_scores", b"replayed_scores", "seat_view", b"seat_view", "steps", b"steps", "steps_total", b"steps_total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
