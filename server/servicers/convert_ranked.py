@@ -6,7 +6,7 @@ from __future__ import annotations
 from hamlet.v1 import arena_pb2
 from server.elo import BotRating
 from server.ratings.intervals import ANCHOR_BOT, ANCHOR_RATING
-from server.servicers.convert_consent import time_control
+from server.servicers.convert_consent import _iso, time_control
 from server.services.headtohead import TestStatus
 from server.services.ladder import LadderStatus
 from server.services.leaderboards import Published
@@ -54,6 +54,9 @@ def leaderboard(
         anchor_bot=ANCHOR_BOT,
         anchor_rating=ANCHOR_RATING,
         time_control=time_control(rated) if rated else None,
+        fitted_results=published.matches if published else 0,
+        fitted_at=_iso(published.fitted_at) if published else "",
+        results_recorded=published.results_recorded if published else 0,
         entries=[
             arena_pb2.LeaderboardEntry(
                 position=i + 1,

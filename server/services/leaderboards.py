@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -39,6 +40,10 @@ class Published:
     seats: tuple[SeatAdvantage, ...]
     matches: int
     blocks: int
+    #: When the fit behind these lines was made (None: no fit yet) and how many rated results
+    #: were recorded when it was read (``matches`` of them are in the fit).
+    fitted_at: datetime | None = None
+    results_recorded: int = 0
 
     def latest_only(self) -> tuple[VersionLine, ...]:
         """Each bot's line at its latest rated version, rank ranges among these lines."""
@@ -87,6 +92,9 @@ class LeaderboardService:
         board = self._fit(game, rules)
         if self.on_fit is not None:
             self.on_fit(game, time.perf_counter() - started, board.matches)
+        board = replace(
+            board, fitted_at=datetime.now(UTC).replace(tzinfo=None), results_recorded=count
+        )
         with self._lock:
             self._cache[(game, rules)] = (count, board)
         return board
