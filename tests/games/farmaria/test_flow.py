@@ -148,12 +148,58 @@ def test_FM_CONV_4_glossary_terms_in_observations() -> None:
 
 
 def test_FM_STATE_1_zones_and_clone() -> None:
-    s = new(("michalis", "tasos", "anthi"))
-    t = s.clone()
-    t.apply(t.legal_actions()[0])
-    assert s.observation(0) != t.observation(0) or s.to_move() != t.to_move()
-    pub = s.public_state()
-    assert {"market", "deck_size", "event_piles", "used_events", "turn_order"} <= set(pub)
+    """The state holds every zone the rule lists, at its start-of-game contents, with every
+    card in exactly one zone; a clone copies each zone (changing it leaves the original as
+    it was)."""
+    for names in (("michalis", "tasos"), ("michalis", "tasos", "anthi", "ioanna", "nikos")):
+        s = new(names)
+        n = len(names)
+        # shared zones: the ordered deck, the CM with K = players + 2 active positions (of 8)
+        # and its marker, two face-down YE piles of 18, the YE discard and the year's two
+        # cards (none before the first 1a), the removed-from-game pile
+        assert s.k == n + 2 and len(s.cm) == s.k <= d.CM_POSITIONS
+        assert 0 <= s.marker < s.k
+        assert [len(p) for p in s.ye_piles] == [18, 18]
+        assert s.ye_discard == [] and s.ye_current == [] and s.removed == []
+        assert len(s.deck) == len(set(s.deck)) > 0
+        # per player: wallet, carried debt, defamations, jail flags, last year's evasion,
+        # the pending gift, the farm (the inherited field), selected / face-down cards and
+        # the year's counters, all at their start values
+        assert s.wallet == [d.STARTING_MONEY] * n and s.debt == [0] * n and s.defam == [0] * n
+        assert s.jailed_now == [False] * n and s.jailed_next == [False] * n
+        assert s.evaded_last == [False] * n and s.evaded_amt_last == [0] * n
+        assert s.gift_pending == [False] * n
+        assert all(len(fs) == 1 for fs in s.farm) and s.sel == [[] for _ in names]
+        assert s.stole == [False] * n and s.theft_targeted == [False] * n
+        assert s.phase3_done == [False] * n and s.played == [0] * n
+        # global: year, start seat, effective events, the end flag
+        assert s.year == 1 and not s.end_triggered and s.effective == 0  # no event in effect
+        totals = s.conserved_totals()
+        assert totals["cards_total"] == totals["cards_distinct"] == totals["cards_expected"]
+        assert totals["events_total"] == 36
+
+        t = s.clone()
+        t.deck.pop()
+        t.cm[0].append(t.deck.pop())
+        t.ye_piles[0].pop()
+        t.wallet[0] += 1
+        t.sel[0].append(t.fd[0].pop())
+        t.farm[0].clear()
+        t.removed.append(1)
+        fresh = new(names)
+        assert s.public_state() == fresh.public_state()
+        assert (s.deck, s.cm, s.ye_piles, s.sel, s.fd, s.removed) == (
+            fresh.deck,
+            fresh.cm,
+            fresh.ye_piles,
+            fresh.sel,
+            fresh.fd,
+            fresh.removed,
+        )
+        # and a clone plays on independently
+        u = s.clone()
+        u.apply(u.legal_actions()[0])
+        assert s.observation(0) != u.observation(0) or s.to_move() != u.to_move()
 
 
 def test_FM_STATE_2_hidden_information() -> None:
