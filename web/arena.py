@@ -21,6 +21,7 @@ import grpc
 
 from hamlet import codec
 from hamlet.channels import open_channel
+from hamlet.paging import whole_replay
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 CALL_TIMEOUT = 15.0
@@ -131,7 +132,7 @@ class ArenaReader:
             if hit is not None:
                 self._replays.move_to_end(match_id)
                 return hit
-        rep = self._whole_replay(match_id)
+        rep = whole_replay(self.stub, match_id, max_steps=REPLAY_PAGE, timeout=60)
         states = (
             codec.struct_to_dict(rep.initial_state),
             *tuple(codec.struct_to_dict(s.public_state) for s in rep.steps),
@@ -142,17 +143,6 @@ class ArenaReader:
             while len(self._replays) > REPLAY_CACHE:
                 self._replays.popitem(last=False)
         return data
-
-    def _whole_replay(self, match_id: str) -> common_pb2.Replay:
-        """Every page of a replay's steps, joined (the viewer scrubs through all of them)."""
-        ref = arena_pb2.MatchRef(match_id=match_id, max_steps=REPLAY_PAGE)
-        rep: common_pb2.Replay = self.stub.GetReplay(ref, timeout=60)
-        while rep.next_step:
-            ref.first_step = rep.next_step
-            more: common_pb2.Replay = self.stub.GetReplay(ref, timeout=60)
-            rep.steps.extend(more.steps)
-            rep.next_step = more.next_step
-        return rep
 
     def bot_versions(self, name: str) -> arena_pb2.ListBotVersionsResponse:
         """A bot's versions, oldest first, each with its matches and published ratings."""

@@ -156,3 +156,17 @@ def test_the_cache_keeps_at_most_its_budget_least_recently_used_first() -> None:
     assert cache.get_or_compute("f", lambda: (calls.append(1) or "f", 10)) == "f"
     assert calls == [1] and cache.computed == 1
     assert ReplayPages(0).cache.max_bytes == 0
+
+
+def test_the_clients_join_every_page(running: Running) -> None:
+    from hamlet.paging import tournament_with_standings, whole_replay
+
+    tid = _played(running, 5)
+    one = running.arena.GetTournament(arena_pb2.TournamentRef(tournament_id=tid))
+    paged = tournament_with_standings(running.arena, tid, page_size=1)
+    assert list(paged.standings) == list(one.standings) and len(one.standings) == 4
+    assert paged.standings_next_page_token == ""
+    match_id = _finished_toy_match(running)
+    whole = running.arena.GetReplay(arena_pb2.MatchRef(match_id=match_id))
+    joined = whole_replay(running.arena, match_id, max_steps=1)
+    assert joined == whole and joined.next_step == 0
