@@ -28,14 +28,28 @@ DEFAULT_REPLAY_CACHE_BYTES = 64 * 2**20
 MAX_STEPS = 2000
 #: What an entry costs beyond its encoded bytes (the objects holding them), per step.
 _OVERHEAD_PER_STEP = 40
+_INITIAL_STATE = common_pb2.Replay.INITIAL_STATE_FIELD_NUMBER
+_STEPS = common_pb2.Replay.STEPS_FIELD_NUMBER
+
+
+def _framed(field_number: int, payload: bytes) -> bytes:
+    """``payload`` as a length-delimited field of a message (protobuf wire format): pages are
+    joined from framed steps and parsed once, not built a step at a time."""
+    key, size, out = (field_number << 3) | 2, len(payload), bytearray()
+    for value in (key, size):
+        while value > 0x7F:
+            out.append((value & 0x7F) | 0x80)
+            value >>= 7
+        out.append(value)
+    return bytes(out) + payload
 
 
 @dataclass(frozen=True, slots=True)
 class EncodedReplay:
     """The engine's part of a replay, encoded: what a page is cut from."""
 
-    initial_state: bytes  # a google.protobuf.Struct
-    steps: tuple[bytes, ...]  # each a ReplayStep
+    initial_state: bytes  # Replay.initial_state, framed
+    steps: tuple[bytes, ...]  # each a Replay.steps entry, framed
     scores: tuple[int, ...]
     engine_ranks: tuple[int, ...]
 
@@ -50,8 +64,12 @@ def encode(data: Replay) -> EncodedReplay:
     """A computed replay in wire form."""
     g = data.match.game
     return EncodedReplay(
-        initial_state=codec.dict_to_struct(data.initial_state).SerializeToString(),
-        steps=tuple(convert.replay_step(g, s).SerializeToString() for s in data.steps),
+        initial_state=_framed(
+            _INITIAL_STATE, codec.dict_to_struct(data.initial_state).SerializeToString()
+        ),
+        steps=tuple(
+            _framed(_STEPS, convert.replay_step(g, s).SerializeToString()) for s in data.steps
+        ),
         scores=tuple(data.scores),
         engine_ranks=data.engine_ranks,
     )
@@ -94,17 +112,15 @@ class ReplayPages:
                 f"{first_step} is past the last: follow next_step, which is 0 after the last page"
             )
         ranks, agrees = judge(match, found.scores, found.engine_ranks)
-        out = common_pb2.Replay(
-            match=convert.match(match),
-            replayed_scores=list(found.scores),
-            replayed_ranks=list(ranks),
-            matches_record=agrees,
-            steps_total=total,
-        )
-        if first_step == 0:
-            out.initial_state.MergeFromString(found.initial_state)
         end = min(first_step + size, total)
-        for raw in found.steps[first_step:end]:
-            out.steps.add().MergeFromString(raw)
+        wire = b"".join(found.steps[first_step:end])
+        if first_step == 0:
+            wire = found.initial_state + wire
+        out = common_pb2.Replay.FromString(wire)
+        out.match.CopyFrom(convert.match(match))
+        out.replayed_scores.extend(found.scores)
+        out.replayed_ranks.extend(ranks)
+        out.matches_record = agrees
+        out.steps_total = total
         out.next_step = end if end < total else 0
         return out
