@@ -170,3 +170,12 @@ def test_the_clients_join_every_page(running: Running) -> None:
     whole = running.arena.GetReplay(arena_pb2.MatchRef(match_id=match_id))
     joined = whole_replay(running.arena, match_id, max_steps=1)
     assert joined == whole and joined.next_step == 0
+
+
+def test_the_replay_cache_budget_is_a_setting() -> None:
+    from server.config import ConfigError, Settings
+
+    assert Settings.from_env({"HAMLET_REPLAY_CACHE_BYTES": "1000"}).replay_cache_bytes == 1000
+    assert Settings.from_env({}).replay_cache_bytes == 64 * 2**20
+    with pytest.raises(ConfigError, match="HAMLET_REPLAY_CACHE_BYTES"):
+        Settings.from_env({"HAMLET_REPLAY_CACHE_BYTES": "-1"})
