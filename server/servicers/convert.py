@@ -23,7 +23,7 @@ from server.servicers.convert_ranked import sprt_status as sprt_status
 from server.services.forfeits import public_detail
 from server.services.history import History
 from server.services.quotas import QuotaReport
-from server.services.replays import Replay, ReplayStep
+from server.services.replays import ReplayStep
 from server.services.seattraces import SeatStep, SeatView
 from server.services.standings import StandingsPage
 from server.services.timecontrol import TimeControl
@@ -273,23 +273,10 @@ def history(data: History) -> arena_pb2.BotHistory:
     )
 
 
-def replay(data: Replay) -> common_pb2.Replay:
-    """A whole replay with typed actions (when the game has wire messages) and public states
-    (GetReplay sends it a page at a time: :mod:`server.servicers.replay_pages`)."""
-    return common_pb2.Replay(
-        match=match(data.match),
-        initial_state=codec.dict_to_struct(data.initial_state),
-        steps=[replay_step(data.match.game, s) for s in data.steps],
-        replayed_scores=list(data.scores),
-        replayed_ranks=list(data.ranks),
-        matches_record=data.matches_record,
-        steps_total=len(data.steps),
-    )
-
-
 def replay_step(game_name: str, s: ReplayStep) -> common_pb2.ReplayStep:
     """One replayed decision: typed action (when the game has wire messages), its JSON, and
-    the public state after it."""
+    the public state after it (GetReplay sends them a page at a time:
+    :mod:`server.servicers.replay_pages`)."""
     return common_pb2.ReplayStep(
         index=s.index,
         player=s.player,
