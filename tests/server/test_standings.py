@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 from datetime import datetime, timedelta
-from pathlib import Path
 
 import pytest
 from alembic import command
@@ -26,7 +25,6 @@ from server.storage import (
 )
 from server.storage.base import Standing
 from server.storage.migrate import alembic_config, upgrade
-from server.storage.sql import make_engine
 
 NOW = datetime(2026, 1, 1, 12, 0, 0)
 BOTS = ("alpha", "beta", "gamma", "delta")
@@ -141,10 +139,7 @@ def test_a_second_report_of_one_match_changes_no_standing(store: SqlStore) -> No
     assert [s.matches for s in store.standings_page(tid, 10)[0]] == [1, 1]
 
 
-def test_the_migration_backfills_standings_from_finished_matches(tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
-    upgrade(engine)
-    store = SqlStore(engine)
+def test_the_migration_backfills_standings_from_finished_matches(store: SqlStore) -> None:
     tid = make_tournament(store, 3, 5)
     for i in range(4):
         digest = claim(store, f"{tid}.m{i}", 0)
@@ -156,13 +151,12 @@ def test_the_migration_backfills_standings_from_finished_matches(tmp_path: Path)
         )
         assert store.finalize_match(f"{tid}.m{i}", outcome, NOW, digest)
     expected = recompute(store, tid)
-    with engine.begin() as conn:  # back to the schema before standings were kept ...
-        cfg = alembic_config(engine)
+    with store.engine.begin() as conn:  # back to the schema before standings were kept ...
+        cfg = alembic_config(store.engine)
         cfg.attributes["connection"] = conn
         command.downgrade(cfg, "0012")
-    upgrade(engine)  # ... and forward: the lines are rebuilt from the matches
+    upgrade(store.engine)  # ... and forward: the lines are rebuilt from the matches
     assert store.standings_page(tid, 100)[0] == expected and len(expected) == 4
-    store.close()
 
 
 def test_pages_cover_every_line_once_in_order(store: SqlStore) -> None:
