@@ -13,7 +13,10 @@ milliseconds over K calls:
 - the web tournament page and its ``live.json`` poll;
 - ``GetReplay``: the first call (computes and caches), then cached pages;
 - for contrast, one recomputation of the standings from every finished match (what each
-  ``GetTournament`` did before standings were kept).
+  ``GetTournament`` did before standings were kept);
+
+and the resident memory of the process (server, web app and client) before and after a
+once-a-second-style poll of ``live.json`` repeated ``--polls`` times on the largest one.
 
 Numbers, never assertions: tests count statements but time nothing.
 """
@@ -60,6 +63,14 @@ from tests.server import crowd
 GAME = "village"
 
 
+def rss_mb() -> float:
+    """This process's resident memory, MB (Linux)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def measure(store: SqlStore, calls: int, call: Callable[[int], object]) -> tuple[str, float, float]:
     """(statements, median ms, p99 ms) of ``calls`` calls after one warm-up."""
     counts, millis = [], []
@@ -83,7 +94,7 @@ def _played_outcome(seed: int) -> Outcome:
     spec = games.get(GAME)
     rng = random.Random(seed)
     state = spec.new_game(num_players=2, seed=seed)
-    log = []
+    log: list[DecisionRecord] = []
     while not state.is_over():
         legal = state.legal_actions()
         action = legal[rng.randrange(len(legal))]
@@ -190,6 +201,7 @@ def main() -> int:
     parser.add_argument("--sizes", default="5000,20000,100000", help="matches per tournament")
     parser.add_argument("--bots", type=int, default=50, help="bots in each tournament")
     parser.add_argument("--calls", type=int, default=50, help="timed calls of each kind")
+    parser.add_argument("--polls", type=int, default=300, help="live.json polls (memory)")
     args = parser.parse_args()
     sizes = [int(x) for x in args.sizes.split(",") if x]
     rows: list[tuple[str, str, float, float]] = []
@@ -216,6 +228,10 @@ def main() -> int:
             with TestClient(app) as web:
                 for size in sizes:
                     rows += calls(server.store, arena, web, f"t{size}", real[size], args.calls)
+                before = rss_mb()
+                for _ in range(args.polls):
+                    web.get(f"/tournaments/t{sizes[-1]}/live.json").raise_for_status()
+                after = rss_mb()
         finally:
             app.state.reader.close()
             channel.close()
@@ -224,6 +240,10 @@ def main() -> int:
     print(f"{'call':<46}{'statements':>11}{'median ms':>12}{'p99 ms':>10}")
     for name, statements, median, p99 in rows:
         print(f"{name:<46}{statements:>11}{median:>12.1f}{p99:>10.1f}")
+    print(
+        f"\nresident memory: {before:.0f} MB before {args.polls} live.json polls of the "
+        f"{sizes[-1]:,}-match tournament, {after:.0f} MB after"
+    )
     return 0
 
 
