@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from cli import commands_seat, console, credentials, retrying
 from cli.console import out, print_json, to_dict
 from hamlet.channels import open_channel
-from hamlet.paging import match_pages
+from hamlet.paging import match_pages, tournament_with_standings, whole_replay
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -124,8 +124,7 @@ def tournament_watch(args: argparse.Namespace) -> int:
 def tournament_show(args: argparse.Namespace) -> int:
     """``hamlet tournament show ID``."""
     stub = arena(args)
-    ref = arena_pb2.TournamentRef(tournament_id=args.tournament_id)
-    t = stub.GetTournament(ref, timeout=args.timeout)
+    t = tournament_with_standings(stub, args.tournament_id, timeout=args.timeout)
     matches = (
         read_matches(stub, args.tournament_id, args.timeout) if args.matches or args.json else []
     )
@@ -199,9 +198,7 @@ def match_replay(args: argparse.Namespace) -> int:
     """``hamlet match replay ID`` (``--seat N``: that seat's own view)."""
     if args.seat is not None:
         return commands_seat.replay_seat(args, arena(args))
-    replay = arena(args).GetReplay(
-        arena_pb2.MatchRef(match_id=args.match_id), timeout=max(args.timeout, 60)
-    )
+    replay = whole_replay(arena(args), args.match_id, timeout=max(args.timeout, 60))
     if args.json:
         print_json(to_dict(replay))
         return EXIT_OK
@@ -251,10 +248,7 @@ def _show_tournament(args: argparse.Namespace, t: arena_pb2.Tournament) -> None:
 
 def _watch(args: argparse.Namespace, tournament_id: str) -> int:
     final = watch_tournament(arena(args), tournament_id, as_json=args.json)
-    stub = arena(args)
-    t = stub.GetTournament(
-        arena_pb2.TournamentRef(tournament_id=tournament_id), timeout=args.timeout
-    )
+    t = tournament_with_standings(arena(args), tournament_id, timeout=args.timeout)
     if not args.json:
         out.print(console.standings_table(t))
     ok = final.status == common_pb2.TOURNAMENT_STATUS_FINISHED and final.matches_failed == 0

@@ -18,6 +18,7 @@ import grpc
 from cli import console
 from cli.console import out, print_json, to_dict
 from hamlet import codec
+from hamlet.paging import whole_replay
 from hamlet.v1 import arena_pb2, common_pb2
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -27,8 +28,7 @@ MAX_VALUE_CHARS = 160
 
 def replay_seat(args: argparse.Namespace, stub: Any) -> int:
     """``hamlet match replay ID --seat N``."""
-    ref = arena_pb2.MatchRef(match_id=args.match_id, seat=args.seat)
-    replay: common_pb2.Replay = stub.GetReplay(ref, timeout=max(args.timeout, 60))
+    replay = whole_replay(stub, args.match_id, seat=args.seat, timeout=max(args.timeout, 60))
     if args.json:
         print_json(to_dict(replay.seat_view))
         return EXIT_OK

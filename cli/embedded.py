@@ -24,6 +24,7 @@ from cli.credentials import ADMIN_TOKEN_FILE
 from cli.processes import Child, StartError, preferred, start_redis, start_worker
 from cli.safe_text import literal
 from hamlet.channels import open_channel, read_token_file
+from hamlet.paging import tournament_with_standings
 from hamlet.v1 import arena_pb2, arena_pb2_grpc
 
 if TYPE_CHECKING:
@@ -101,9 +102,7 @@ def run_demo(
             )
             ok = False
             continue
-        done = stub.GetTournament(
-            arena_pb2.TournamentRef(tournament_id=t.tournament_id), timeout=30
-        )
+        done = tournament_with_standings(stub, t.tournament_id, timeout=30)
         out.print(console.standings_table(done))
         ok = ok and final.matches_failed == 0 and final.matches_finished == final.matches_total
     for game in by_game:

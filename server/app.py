@@ -36,6 +36,7 @@ from server.remote_hosts import Resolver, system_resolver
 from server.servicers.arena import ArenaServicer
 from server.servicers.gate import StreamGate
 from server.servicers.matchhost import MatchHostServicer
+from server.servicers.replay_pages import ReplayPages
 from server.services.accounts import AccountService
 from server.services.bots import BotService
 from server.services.dispatch import Dispatcher
@@ -350,6 +351,7 @@ def build_server(
                 store, settings.invitation_pending_days, settings.invitation_grant_days
             ),
             quotas,
+            replays=ReplayPages(settings.replay_cache_bytes),
         ),
         server,
     )

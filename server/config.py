@@ -111,6 +111,9 @@ class Settings:
     #: Refused calls logged per client address (HAMLET_LOG_REFUSALS); the rest are counted
     #: and the count is logged with the client's next logged refusal.
     log_refusals: str = "20/minute"
+    #: Bytes of finished matches' replays kept in memory (LRU; 0 keeps none): GetReplay
+    #: pages are cut from them instead of replaying the match again.
+    replay_cache_bytes: int = 64 * 2**20
 
     @property
     def effective_database_url(self) -> str:
@@ -180,6 +183,11 @@ class Settings:
             raise ConfigError("HAMLET_WORKER_THREADS must be at least 1")
         if self.max_match_attempts < 1:
             raise ConfigError("HAMLET_MAX_MATCH_ATTEMPTS must be at least 1")
+        if not 0 <= self.replay_cache_bytes <= 2**40:
+            raise ConfigError(
+                "HAMLET_REPLAY_CACHE_BYTES must be 0 (no cache) to 1099511627776, "
+                f"not {self.replay_cache_bytes}"
+            )
         if not 0 <= self.dispatch_window <= 100_000:
             raise ConfigError(
                 f"HAMLET_DISPATCH_WINDOW must be 0 (sized from the workers) to 100000, "
@@ -301,6 +309,7 @@ class Settings:
                 num("HAMLET_DECISION_TIME_MS", d.default_decision_time_ms)
             ),
             dispatch_window=int(num("HAMLET_DISPATCH_WINDOW", d.dispatch_window)),
+            replay_cache_bytes=int(num("HAMLET_REPLAY_CACHE_BYTES", d.replay_cache_bytes)),
             max_match_seconds=num("HAMLET_MAX_MATCH_SECONDS", d.max_match_seconds, float),
             log_level=(env.get("HAMLET_LOG_LEVEL") or d.log_level).upper(),
             log_format=(env.get("HAMLET_LOG_FORMAT") or d.log_format).lower(),

@@ -3,9 +3,9 @@
 Spectators' calls go over one anonymous channel (public reads), so a page shows exactly what
 the server shows anyone; a logged-in visitor's token is forwarded as the bearer token on a
 channel opened for that call and closed after it. Finished replays are immutable, so a few
-public ones are kept in memory (the server replays the whole match through the engine for each
-``GetReplay``); a seat's own view is never kept: it is asked for again, with the visitor's own
-token, every time it is shown.
+public ones are kept in memory (read from the server a page of steps at a time); a seat's own
+view is never kept: it is asked for again, with the visitor's own token, every time it is
+shown.
 """
 
 from __future__ import annotations
@@ -21,11 +21,13 @@ import grpc
 
 from hamlet import codec
 from hamlet.channels import open_channel
-from hamlet.paging import match_pages
+from hamlet.paging import whole_replay
 from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 CALL_TIMEOUT = 15.0
 REPLAY_CACHE = 16
+#: Steps asked for per GetReplay call (the server's largest page).
+REPLAY_PAGE = 2000
 SEATS_CACHE = 256
 
 
@@ -93,15 +95,26 @@ class ArenaReader:
         req = arena_pb2.ListTournamentsRequest(limit=limit)
         return list(self.stub.ListTournaments(req, timeout=CALL_TIMEOUT).tournaments)
 
-    def tournament(self, tournament_id: str) -> arena_pb2.Tournament:
-        """One tournament with its standings."""
-        ref = arena_pb2.TournamentRef(tournament_id=tournament_id)
+    def tournament(
+        self, tournament_id: str, standings_token: str = "", standings_page_size: int = 0
+    ) -> arena_pb2.Tournament:
+        """One tournament with a page of its standings (the first unless a token is given;
+        0 means the server's default size)."""
+        ref = arena_pb2.TournamentRef(
+            tournament_id=tournament_id,
+            standings_page_size=standings_page_size,
+            standings_page_token=standings_token,
+        )
         return self.stub.GetTournament(ref, timeout=CALL_TIMEOUT)
 
-    def matches(self, tournament_id: str) -> list[common_pb2.Match]:
-        """A tournament's matches, read page by page (each page a bounded call)."""
-        pages = match_pages(self.stub, tournament_id, page_size=500, timeout=CALL_TIMEOUT)
-        return [match for page in pages for match in page.matches]
+    def match_page(
+        self, tournament_id: str, token: str = "", page_size: int = 0
+    ) -> arena_pb2.ListMatchesResponse:
+        """One page of a tournament's matches in plan order (round, table, rotation)."""
+        req = arena_pb2.ListMatchesRequest(
+            tournament_id=tournament_id, page_size=page_size, page_token=token
+        )
+        return self.stub.ListMatches(req, timeout=CALL_TIMEOUT)
 
     def match(self, match_id: str) -> arena_pb2.MatchDetail:
         """A match with its decision log."""
@@ -119,7 +132,7 @@ class ArenaReader:
             if hit is not None:
                 self._replays.move_to_end(match_id)
                 return hit
-        rep = self.stub.GetReplay(arena_pb2.MatchRef(match_id=match_id), timeout=60)
+        rep = whole_replay(self.stub, match_id, max_steps=REPLAY_PAGE, timeout=60)
         states = (
             codec.struct_to_dict(rep.initial_state),
             *tuple(codec.struct_to_dict(s.public_state) for s in rep.steps),

@@ -7,6 +7,7 @@ each, then a template. Nothing here decides what a visitor may see: the server d
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -17,11 +18,6 @@ from web.arena import ArenaReader
 from web.charts import Series, interval_bar, line_chart
 from web.templating import ENV, page
 
-FINAL = (
-    common_pb2.MATCH_STATUS_FINISHED,
-    common_pb2.MATCH_STATUS_CANCELLED,
-    common_pb2.MATCH_STATUS_FAILED,
-)
 RECENT_MATCHES = 20
 
 
@@ -64,52 +60,79 @@ def tournaments(request: Request) -> Response:
     )
 
 
-def finished_in_order(matches: list[common_pb2.Match]) -> list[common_pb2.Match]:
-    """The final matches in the order they became final (the live cursor counts these)."""
-    done = [m for m in matches if m.status in FINAL]
-    return sorted(done, key=lambda m: (m.finished_at, m.match_id))
+#: Standing lines and matches a tournament page (and each live.json poll) shows at once.
+PAGE = 100
+#: Longest page token the pages pass on (the server's are far shorter).
+MAX_TOKEN = 400
+
+
+@dataclass(frozen=True)
+class TournamentView:
+    """What a tournament page shows: the tournament with one page of standings, one page of
+    its matches (plan order), and the links to the next pages."""
+
+    t: arena_pb2.Tournament
+    matches: arena_pb2.ListMatchesResponse
+    standings_token: str
+    matches_token: str
+
+    @property
+    def live(self) -> bool:
+        """Whether the tournament may still change (the page polls live.json)."""
+        return self.t.status in (
+            common_pb2.TOURNAMENT_STATUS_CREATED,
+            common_pb2.TOURNAMENT_STATUS_RUNNING,
+        )
+
+    def query(self, standings: str | None = None, matches: str | None = None) -> str:
+        """The query string of this view with either page token replaced."""
+        params = {
+            "standings": self.standings_token if standings is None else standings,
+            "matches": self.matches_token if matches is None else matches,
+        }
+        kept = {k: v for k, v in params.items() if v}
+        return "?" + urlencode(kept) if kept else ""
+
+
+def tournament_view(request: Request) -> TournamentView:
+    """The tournament of the path at the page tokens of the query (``standings``,
+    ``matches``): two bounded reads, whatever the tournament's size."""
+    standings = request.query_params.get("standings", "")
+    matches = request.query_params.get("matches", "")
+    if len(standings) > MAX_TOKEN or len(matches) > MAX_TOKEN:
+        raise HTTPException(400, "page tokens are short: follow the page's own links")
+    r = _reader(request)
+    t = r.tournament(request.path_params["tid"], standings, PAGE)
+    return TournamentView(t, r.match_page(t.tournament_id, matches, PAGE), standings, matches)
 
 
 def tournament(request: Request) -> Response:
-    """``/tournaments/{tid}``: progress, standings and the matches as they finish."""
-    r = _reader(request)
-    t = r.tournament(request.path_params["tid"])
-    done = finished_in_order(r.matches(t.tournament_id))
+    """``/tournaments/{tid}?standings=&matches=``: progress, a page of standings (best first)
+    and a page of matches (plan order), updated in place while it runs."""
+    view = tournament_view(request)
+    t = view.t
     return page(
         request,
         "tournament.html",
         title=f"Tournament {t.tournament_id} ({t.game})",
         t=t,
-        done=done,
-        cursor=len(done),
-        live=t.status
-        in (common_pb2.TOURNAMENT_STATUS_CREATED, common_pb2.TOURNAMENT_STATUS_RUNNING),
+        view=view,
+        live=view.live,
         poll_ms=request.app.state.settings.poll_ms,
     )
 
 
 def tournament_live(request: Request) -> Response:
-    """``/tournaments/{tid}/live.json?cursor=N``: progress, standings, and the matches that
-    became final after the first N (the page polls this; it never reloads)."""
-    r = _reader(request)
-    try:
-        cursor = max(0, int(request.query_params.get("cursor", "0")))
-    except ValueError:
-        raise HTTPException(400, "cursor must be a number") from None
-    t = r.tournament(request.path_params["tid"])
-    done = finished_in_order(r.matches(t.tournament_id))
+    """``/tournaments/{tid}/live.json?standings=&matches=``: progress and the same pages of
+    standings and matches as the page shows (the page polls this; it never reloads)."""
+    view = tournament_view(request)
     macros = ENV.get_template("_tournament.html").module
-    over = t.status not in (
-        common_pb2.TOURNAMENT_STATUS_CREATED,
-        common_pb2.TOURNAMENT_STATUS_RUNNING,
-    )
     return JSONResponse(
         {
-            "cursor": len(done),
-            "over": over,
-            "progress_html": str(macros.progress(t)),  # type: ignore[attr-defined]
-            "standings_html": str(macros.standings(t)),  # type: ignore[attr-defined]
-            "rows_html": "".join(str(macros.match_row(m)) for m in done[cursor:]),  # type: ignore[attr-defined]
+            "over": not view.live,
+            "progress_html": str(macros.progress(view.t)),  # type: ignore[attr-defined]
+            "standings_html": str(macros.standings(view)),  # type: ignore[attr-defined]
+            "matches_html": str(macros.matches(view)),  # type: ignore[attr-defined]
         }
     )
 

@@ -50,7 +50,8 @@ def match(request: Request) -> Response:
     r = _reader(request)
     detail = r.match(request.path_params["mid"])
     m = detail.match
-    t = r.tournament(m.tournament_id) if m.tournament_id else None
+    # The tournament only for context (its seed commitment): one standing line, not all.
+    t = r.tournament(m.tournament_id, standings_page_size=1) if m.tournament_id else None
     return page(
         request,
         "match.html",

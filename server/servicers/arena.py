@@ -17,6 +17,7 @@ from server.servicers.arena_quota import QuotaRpcs
 from server.servicers.arena_ranked import RankedRpcs
 from server.servicers.errors import stream, unary
 from server.servicers.gate import StreamClient, StreamGate
+from server.servicers.replay_pages import DEFAULT_REPLAY_CACHE_BYTES, ReplayPages
 from server.services import seattraces
 from server.services import validation as v
 from server.services.accounts import AccountService
@@ -67,6 +68,7 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
         streams: StreamGate | None = None,
         invitations: InvitationService | None = None,
         quotas: QuotaService | None = None,
+        replays: ReplayPages | None = None,
     ) -> None:
         self.store = store
         self.bots = bots
@@ -82,6 +84,8 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
         self.listing = MatchListing(store)
         self.streams = streams or StreamGate(16)
         self.quotas = quotas or bots.quotas
+        #: GetReplay's pages, from replays cached by match id once final.
+        self.replays = replays or ReplayPages(DEFAULT_REPLAY_CACHE_BYTES)
         self._event_lock = threading.Lock()
         self._events: dict[
             tuple[int, int],
@@ -224,7 +228,9 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
     def GetTournament(
         self, request: arena_pb2.TournamentRef, context: grpc.ServicerContext
     ) -> arena_pb2.Tournament:
-        return self._with_standings(request.tournament_id)
+        return self._with_standings(
+            request.tournament_id, request.standings_page_size, request.standings_page_token
+        )
 
     @unary
     def ListTournaments(
@@ -277,10 +283,16 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
     def GetReplay(
         self, request: arena_pb2.MatchRef, context: grpc.ServicerContext
     ) -> common_pb2.Replay:
+        match = self.matches.get(request.match_id)
         if request.HasField("seat"):  # who may see it, before any replaying
-            match = self.matches.get(request.match_id)
             view = self._seat_view(match, request.seat)
-        replay = convert.replay(self.matches.replay(request.match_id))
+        replay = self.replays.page(
+            match,
+            self.matches.published(match),
+            lambda: self.matches.replay(request.match_id),
+            request.first_step,
+            request.max_steps,
+        )
         if request.HasField("seat"):
             replay.seat_view.CopyFrom(view)
         return replay
@@ -351,6 +363,10 @@ class ArenaServicer(AccountRpcs, RankedRpcs, ConsentRpcs, QuotaRpcs, arena_pb2_g
         record = self.tournaments.get(tournament_id)
         policy.check_tournament_change(current_principal(), tournament_id, record.owner, what)
 
-    def _with_standings(self, tournament_id: str) -> arena_pb2.Tournament:
+    def _with_standings(
+        self, tournament_id: str, page_size: int = 0, page_token: str = ""
+    ) -> arena_pb2.Tournament:
+        """A tournament with a page of its standings (the first unless a token is given)."""
         record = self.tournaments.get(tournament_id)
-        return convert.tournament(record, self.tournaments.standings(tournament_id))
+        page = self.tournaments.standings_page(tournament_id, page_size, page_token)
+        return convert.tournament(record, page)

@@ -23,10 +23,10 @@ from server.servicers.convert_ranked import sprt_status as sprt_status
 from server.services.forfeits import public_detail
 from server.services.history import History
 from server.services.quotas import QuotaReport
-from server.services.replays import Replay
+from server.services.replays import ReplayStep
 from server.services.seattraces import SeatStep, SeatView
+from server.services.standings import StandingsPage
 from server.services.timecontrol import TimeControl
-from server.services.tournaments import Standing
 from server.storage import (
     BotRecord,
     BotVersionRecord,
@@ -205,10 +205,11 @@ def decision(record: DecisionRecord) -> common_pb2.Decision:
 
 
 def tournament(
-    record: TournamentRecord, standings: list[Standing] | None = None
+    record: TournamentRecord, standings: StandingsPage | None = None
 ) -> arena_pb2.Tournament:
-    """A tournament with its progress (and standings when given)."""
+    """A tournament with its progress (and a page of its standings when given)."""
     c = record.counts
+    lines = standings.lines if standings is not None else ()
     return arena_pb2.Tournament(
         tournament_id=record.tournament_id,
         game=record.game,
@@ -241,8 +242,10 @@ def tournament(
                 points=s.points,
                 forfeits=s.forfeits,
             )
-            for s in standings or []
+            for s in lines
         ],
+        standings_total=standings.total if standings is not None else 0,
+        standings_next_page_token=standings.next_page_token if standings is not None else "",
     )
 
 
@@ -270,28 +273,19 @@ def history(data: History) -> arena_pb2.BotHistory:
     )
 
 
-def replay(data: Replay) -> common_pb2.Replay:
-    """A replay with typed actions (when the game has wire messages) and public states."""
-    g = data.match.game
-    return common_pb2.Replay(
-        match=match(data.match),
-        initial_state=codec.dict_to_struct(data.initial_state),
-        steps=[
-            common_pb2.ReplayStep(
-                index=s.index,
-                player=s.player,
-                legal_count=s.legal_count,
-                action_text=s.action_text,
-                action=_typed_action(g, s.action),
-                by_fallback=s.by_fallback,
-                public_state=codec.dict_to_struct(s.public_state),
-                action_json=json.dumps(games.action_to_dict(s.action), sort_keys=True),
-            )
-            for s in data.steps
-        ],
-        replayed_scores=list(data.scores),
-        replayed_ranks=list(data.ranks),
-        matches_record=data.matches_record,
+def replay_step(game_name: str, s: ReplayStep) -> common_pb2.ReplayStep:
+    """One replayed decision: typed action (when the game has wire messages), its JSON, and
+    the public state after it (GetReplay sends them a page at a time:
+    :mod:`server.servicers.replay_pages`)."""
+    return common_pb2.ReplayStep(
+        index=s.index,
+        player=s.player,
+        legal_count=s.legal_count,
+        action_text=s.action_text,
+        action=_typed_action(game_name, s.action),
+        by_fallback=s.by_fallback,
+        public_state=codec.dict_to_struct(s.public_state),
+        action_json=json.dumps(games.action_to_dict(s.action), sort_keys=True),
     )
 
 

@@ -42,6 +42,21 @@ class Replay:
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
     matches_record: bool
+    #: The engine's ranks before forfeited seats are put last (what :func:`judge` takes).
+    engine_ranks: tuple[int, ...] = ()
+
+
+def judge(
+    match: MatchRecord, scores: Sequence[int], engine_ranks: Sequence[int]
+) -> tuple[tuple[int, ...], bool]:
+    """The ranks the engine's result gives the match as recorded (forfeited seats last), and
+    whether scores and ranks are the recorded ones. A replay cached for a final match is
+    judged again against the record on every read: the record is what is checked."""
+    forfeited = {s.seat for s in match.seats if s.forfeit_reason}
+    ranks = tuple(ranks_with_forfeits(engine_ranks, forfeited))
+    same_scores = list(scores) == [s.score for s in match.seats]
+    same_ranks = list(ranks) == [s.rank for s in match.seats]
+    return ranks, same_scores and same_ranks
 
 
 def replay_match(match: MatchRecord, decisions: Sequence[DecisionRecord]) -> Replay:
@@ -77,15 +92,13 @@ def replay_match(match: MatchRecord, decisions: Sequence[DecisionRecord]) -> Rep
         )
     result = state.result()
     # The recorded ranks put forfeited seats last: compare like with like.
-    forfeited = {s.seat for s in match.seats if s.forfeit_reason}
-    ranks = ranks_with_forfeits(result.ranks, forfeited)
-    same_scores = list(result.scores) == [s.score for s in match.seats]
-    same_ranks = list(ranks) == [s.rank for s in match.seats]
+    ranks, agrees = judge(match, result.scores, result.ranks)
     return Replay(
         match=match,
         initial_state=initial,
         steps=tuple(steps),
-        scores=result.scores,
+        scores=tuple(result.scores),
         ranks=ranks,
-        matches_record=same_scores and same_ranks,
+        matches_record=agrees,
+        engine_ranks=tuple(result.ranks),
     )

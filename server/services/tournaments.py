@@ -1,5 +1,8 @@
 """Tournaments: planning (round robin with seat rotations and duplicate seeds), start,
-cancel, status, standings and watching."""
+cancel, status, standings and watching.
+
+``Standing`` (re-exported here) is one entry's line; pages of them are
+:mod:`server.services.standings`."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from games import derive_seed
 from hamlet.queues import MATCH_QUEUE, queue_for
 from server.services import commitments, consent, request_ids, swiss
 from server.services import entries as entries_mod
+from server.services import standings as standings_mod
 from server.services import validation as v
 from server.services.caller import SYSTEM, Caller
 from server.services.dispatch import Dispatcher, sent_of
@@ -39,6 +43,7 @@ from server.storage import (
     TournamentRecord,
     TournamentStatus,
 )
+from server.storage.base import Standing as Standing
 from server.storage.base import utcnow
 
 ROUND_ROBIN = "round_robin"
@@ -71,19 +76,6 @@ class TournamentRequest:
     caller: Caller = SYSTEM  # who asks (consent and quotas apply to users, not the server)
     #: Makes a retry return the tournament its first attempt created (services.request_ids).
     client_request_id: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Standing:
-    """One entry's tally in a tournament."""
-
-    bot: str  # name@version
-    matches: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    points: float = 0.0
-    forfeits: int = 0
 
 
 def format_tables(fmt: str, entries: int, per_table: int) -> list[tuple[int, ...]]:
@@ -432,23 +424,12 @@ class TournamentService:
         return self.store.list_matches(tournament_id)
 
     def standings(self, tournament_id: str) -> list[Standing]:
-        """Per-entry (``name@version``) tally of finished matches: points = players at the
-        table - 1 - rank."""
-        table: dict[str, Standing] = {}
-        for match in self.store.list_matches(tournament_id, [MatchStatus.FINISHED]):
-            n = len(match.seats)
-            first = sum(1 for s in match.seats if s.rank == 0)
-            for seat in match.seats:
-                rank = seat.rank if seat.rank is not None else n - 1
-                key = entries_mod.seat_label(seat)
-                old = table.get(key, Standing(key))
-                table[key] = Standing(
-                    bot=old.bot,
-                    matches=old.matches + 1,
-                    wins=old.wins + (rank == 0 and first == 1),
-                    draws=old.draws + (rank == 0 and first > 1),
-                    losses=old.losses + (rank != 0),
-                    points=old.points + (n - 1 - rank),
-                    forfeits=old.forfeits + bool(seat.forfeit_reason),
-                )
-        return sorted(table.values(), key=lambda s: (-s.points, -s.wins, s.bot))
+        """Every entry's (``name@version``) tally of finished matches, best first: points =
+        players at the table - 1 - rank (kept as results are recorded)."""
+        return standings_mod.every_line(self.store, tournament_id)
+
+    def standings_page(
+        self, tournament_id: str, page_size: int = 0, page_token: str = ""
+    ) -> standings_mod.StandingsPage:
+        """One page of a tournament's standings (see :mod:`server.services.standings`)."""
+        return standings_mod.page(self.store, tournament_id, page_size, page_token)

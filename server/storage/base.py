@@ -196,6 +196,20 @@ class TournamentRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Standing:
+    """One entry's tally in a tournament: finished matches, and points = players at the
+    table - 1 - rank (a seat without a rank counts as last)."""
+
+    bot: str  # name@version
+    matches: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    points: float = 0.0
+    forfeits: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class DecisionRecord:
     """One logged decision."""
 

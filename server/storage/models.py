@@ -281,3 +281,29 @@ class Rating(Base):
     wins: Mapped[int] = mapped_column(Integer, default=0)
     draws: Mapped[int] = mapped_column(Integer, default=0)
     losses: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class StandingRow(Base):
+    """One entry's tally in a tournament (``name@version``), updated in the transaction that
+    records each of its results: a tournament's standings are read a page at a time, never
+    recomputed from its matches (migration 0013_standings backfills it)."""
+
+    __tablename__ = "standings"
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    bot: Mapped[str] = mapped_column(String(80), primary_key=True)  # name@version
+    matches: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+    points: Mapped[float] = mapped_column(Float, default=0.0)
+    forfeits: Mapped[int] = mapped_column(Integer, default=0)
+
+
+# Best first, the order pages are read in: points, then wins, down; then the name up.
+Index(
+    "ix_standings_order",
+    StandingRow.tournament_id,
+    StandingRow.points.desc(),
+    StandingRow.wins.desc(),
+    StandingRow.bot,
+)

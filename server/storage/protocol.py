@@ -24,6 +24,7 @@ from server.storage.base import (
     RatedResult,
     SeatTraceRecord,
     SprtRecord,
+    Standing,
     TokenRecord,
     TournamentRecord,
     TournamentStatus,
@@ -170,6 +171,16 @@ class Store(Protocol):
         self, tournament_id: str, status: TournamentStatus, only_from: Sequence[TournamentStatus]
     ) -> bool:
         """Change status if the current one is in ``only_from``; True if changed."""
+        ...
+
+    def standings_page(
+        self, tournament_id: str, limit: int, after: Standing | None = None
+    ) -> tuple[list[Standing], int]:
+        """Up to ``limit`` standing lines best first, after ``after``; and how many there are."""
+        ...
+
+    def rebuild_standings(self, tournament_id: str) -> list[Standing]:
+        """Recompute a tournament's standing lines from its finished matches."""
         ...
 
     def list_matches(

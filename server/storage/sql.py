@@ -16,6 +16,7 @@ from server.storage.sql_ladder import LadderPart
 from server.storage.sql_matches import MatchesPart
 from server.storage.sql_quotas import QuotasPart
 from server.storage.sql_ratings import RatingsPart
+from server.storage.sql_standings import StandingsPart
 from server.storage.sql_tournaments import TournamentsPart
 from server.storage.sql_traces import TracesPart
 from server.storage.sqlbase import make_engine
@@ -29,6 +30,7 @@ class SqlStore(
     TournamentsPart,
     MatchesPart,
     RatingsPart,
+    StandingsPart,
     TracesPart,
     DispatchPart,
     ConsentPart,

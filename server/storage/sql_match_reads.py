@@ -60,7 +60,9 @@ class MatchReadsPart(SqlBase):
         with self._tx() as s:
             q = select(m.Match.seed).where(
                 m.Match.tournament_id == tournament_id,
-                m.Match.status.not_in(FINAL),
+                # IN the open statuses, not NOT IN the final ones: an index range over the
+                # open matches only, not a scan of every match of the tournament.
+                m.Match.status.in_([x.value for x in MatchStatus if not x.final]),
                 m.Match.seed.in_(sorted(seeds)),
             )
             return {int(x) for x in s.scalars(q.distinct()).all()}

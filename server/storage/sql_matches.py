@@ -18,6 +18,7 @@ from server.storage.base import (
 )
 from server.storage.sql_match_reads import MatchReadsPart
 from server.storage.sql_ratings import apply_ratings, lock_ratings
+from server.storage.sql_standings import add_result
 from server.storage.sql_traces import add_traces
 from server.storage.sqlbase import FINAL, rowcount
 
@@ -180,6 +181,7 @@ class MatchesPart(MatchReadsPart):
             row.score, row.rank = so.score, so.rank
             row.forfeit_reason, row.forfeit_detail = so.forfeit_reason, so.forfeit_detail
             row.forfeit_at = so.forfeit_at
+        add_result(s, match.tournament_id, match_id)  # its standings, in this transaction
         if outcome.decisions:
             # One executemany, not an ORM object per decision (a match logs hundreds).
             s.connection().execute(

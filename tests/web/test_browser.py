@@ -195,14 +195,19 @@ def test_a_running_tournament_updates_without_reloading(driver: object, hamlet: 
     if live.get_attribute("data-live-url") is None:
         pytest.skip("the tournament finished before its page loaded")
     driver.execute_script("window.__sameDocument = true;")  # type: ignore[attr-defined]
-    start = int(live.get_attribute("data-cursor"))
-    wait_until(lambda: int(live.get_attribute("data-cursor")) > start, 120, "a live update", 0.2)
+
+    def finished() -> int:
+        return int(driver.find_element(By.CSS_SELECTOR, "[data-test=finished]").text)  # type: ignore[attr-defined]
+
+    start = finished()
+    wait_until(lambda: finished() > start, 120, "a live update", 0.2)
     _shot(driver, hamlet, "tournament-live.png")
     wait_until(lambda: hamlet.over(tid), 180, "the tournament", 0.3)
-    total = hamlet.stub.GetTournament(arena_pb2.TournamentRef(tournament_id=tid)).matches_total
+    done = hamlet.stub.GetTournament(arena_pb2.TournamentRef(tournament_id=tid))
 
     def all_rows() -> bool:
-        return len(driver.find_elements(By.CSS_SELECTOR, "#match-rows tr")) == total  # type: ignore[attr-defined]
+        rows = driver.find_elements(By.CSS_SELECTOR, "#matches tbody tr")  # type: ignore[attr-defined]
+        return len(rows) == done.matches_total and finished() == done.matches_finished
 
     wait_until(all_rows, 20, "every finished match on the page", 0.2)
     assert driver.execute_script("return window.__sameDocument === true;")  # type: ignore[attr-defined]

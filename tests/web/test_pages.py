@@ -73,15 +73,15 @@ def test_the_log_downloads_as_json(site: Site) -> None:
     assert len(body["decisions"]) == len(detail.decisions) > 0
 
 
-def test_the_live_feed_returns_what_finished_after_the_cursor(site: Site) -> None:
+def test_the_live_feed_returns_the_pages_the_page_shows(site: Site) -> None:
     tid = site.tournaments["my_village"]
     total = len(site.matches["my_village"])
-    first = site.client.get(f"/tournaments/{tid}/live.json?cursor=0").json()
-    assert first["cursor"] == total and first["over"]
-    assert first["rows_html"].count("<tr>") == total
-    later = site.client.get(f"/tournaments/{tid}/live.json?cursor={total}").json()
-    assert later["rows_html"] == "" and "Standings" in later["standings_html"]
-    assert site.client.get(f"/tournaments/{tid}/live.json?cursor=x").status_code == 400
+    first = site.client.get(f"/tournaments/{tid}/live.json").json()
+    assert first["over"] and "Standings" in first["standings_html"]
+    assert first["matches_html"].count("<tr>") == total + 1  # and the header row
+    assert site.client.get(f"/tournaments/{tid}/live.json?standings=x").status_code == 400
+    assert site.client.get(f"/tournaments/{tid}/live.json?matches=x").status_code == 400
+    assert site.client.get(f"/tournaments/{tid}?standings={'x' * 500}").status_code == 400
 
 
 def test_the_bot_page_has_owner_versions_history_and_opponents(site: Site) -> None:
@@ -112,3 +112,40 @@ def test_names_are_escaped(site: Site) -> None:
     r = site.client.get("/leaderboards/<script>alert(1)</script>")
     assert "<script>alert(1)</script>" not in r.text
     assert "&lt;script&gt;" in r.text or r.status_code in (400, 404)
+
+
+def _follow(site: Site, path: str, what: str, pattern: str) -> list[str]:
+    """Every item ``pattern`` finds in the ``what`` section, page after page, by the page's
+    own "next" links."""
+    found: list[str] = []
+    url = path
+    while True:
+        html = site.client.get(url).text
+        section = html[html.index(f'<div id="{what}">') :].split("</table>")[0]
+        found += re.findall(pattern, section)
+        nxt = re.search(rf'href="([^"]*)" data-test="{what}-next"', html)
+        if nxt is None:
+            return found
+        url = path + nxt.group(1).replace("&amp;", "&")
+
+
+def test_the_tournament_page_shows_a_page_of_standings_and_matches_with_next_links(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from web import pages as web_pages
+
+    monkeypatch.setattr(web_pages, "PAGE", 1)
+    tid = site.tournaments["my_village"]
+    t = site.arena.GetTournament(arena_pb2.TournamentRef(tournament_id=tid))
+    path = f"/tournaments/{tid}"
+    matches = _follow(site, path, "matches", r'<tr><td><a href="/matches/([^"]+)">')
+    assert sorted(matches) == sorted(site.matches["my_village"]) and len(matches) > 1
+    bots = _follow(site, path, "standings", r'<tr><td><a href="/bots/([^"?]+)\?')
+    assert bots == [s.bot_name for s in t.standings] and t.standings_total == len(bots) > 1
+    # live.json answers with the pages its page shows
+    html = site.client.get(path).text
+    second = re.search(r'href="([^"]*)" data-test="matches-next"', html)
+    assert second is not None
+    query = second.group(1).replace("&amp;", "&")
+    live = site.client.get(f"{path}/live.json{query}").json()
+    assert re.findall(r'<tr><td><a href="/matches/([^"]+)">', live["matches_html"]) == matches[1:2]

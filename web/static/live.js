@@ -1,17 +1,15 @@
-// A running tournament's page: asks live.json for news after a cursor (the number of final
-// matches already shown) and updates progress, standings and the finished matches in place.
+// A running tournament's page: asks live.json for the pages it shows (its URL carries the
+// page tokens) and updates progress, standings and matches in place.
 (function () {
   "use strict";
   var live = document.getElementById("live");
   if (!live || !live.getAttribute("data-live-url")) { return; }
   var url = live.getAttribute("data-live-url");
-  var cursor = parseInt(live.getAttribute("data-cursor"), 10);
   var every = parseInt(live.getAttribute("data-poll-ms"), 10) || 2000;
-  var rows = document.getElementById("match-rows");
   var note = document.getElementById("live-note");
 
   function poll() {
-    fetch(url + "?cursor=" + cursor, { credentials: "same-origin" })
+    fetch(url, { credentials: "same-origin" })
       .then(function (r) {
         if (!r.ok) { throw new Error("live.json: HTTP " + r.status); }
         return r.json();
@@ -19,9 +17,7 @@
       .then(function (data) {
         document.getElementById("progress").innerHTML = data.progress_html;  // server-escaped
         document.getElementById("standings").innerHTML = data.standings_html;
-        if (data.rows_html) { rows.insertAdjacentHTML("beforeend", data.rows_html); }
-        cursor = data.cursor;
-        live.setAttribute("data-cursor", String(cursor));
+        document.getElementById("matches").innerHTML = data.matches_html;
         if (data.over) {
           if (note) { note.textContent = "The tournament is over."; }
           return;
