@@ -238,7 +238,8 @@ def leaderboard(args: argparse.Namespace) -> int:
     elif args.elo:
         out.print(console.elo_table(board))
     else:
-        out.print(console.leaderboard_table(board))
+        for table in console.leaderboard_tables(board):
+            out.print(table)
     return EXIT_OK
 
 

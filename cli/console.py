@@ -11,6 +11,7 @@ control characters itself (``json.dumps``, ASCII only).
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Iterable
 from typing import Any
@@ -195,12 +196,23 @@ def bot_versions_table(resp: arena_pb2.ListBotVersionsResponse) -> Table:
 
 
 def ratings_text(ver: arena_pb2.BotVersion) -> str:
-    """``toy 1512 (1450 .. 1570, 40 games)`` per game with a published line."""
+    """``toy 1512 (1450 .. 1570, 40 games)`` per game with a published line (``≥ 1870`` when
+    the interval is open above, ``anchor`` for the line that fixes the scale)."""
     return "; ".join(
-        f"{r.game} {r.rating:.0f} ({r.low:.0f} .. {r.high:.0f}, {r.games} games)"
-        + (" ?" if r.provisional else "")
-        for r in ver.ratings
+        f"{r.game} {_version_rating(r)}" + (" ?" if r.provisional else "") for r in ver.ratings
     )
+
+
+def _version_rating(r: arena_pb2.VersionRating) -> str:
+    if math.isinf(r.high) and math.isinf(r.low):
+        return f"(no games, {r.games} games)"
+    if math.isinf(r.high):
+        return f"≥ {r.low:.0f} ({r.games} games, never beaten)"
+    if math.isinf(r.low):
+        return f"≤ {r.high:.0f} ({r.games} games, never won)"
+    if r.low == r.high:
+        return f"{r.rating:.0f} (anchor, {r.games} games)"
+    return f"{r.rating:.0f} ({r.low:.0f} .. {r.high:.0f}, {r.games} games)"
 
 
 def bot_version_table(ver: arena_pb2.BotVersion, permission: str = "") -> Table:
@@ -272,47 +284,116 @@ def _forfeit_cell(s: common_pb2.Seat, width: int = 48) -> str:
     return f"{s.forfeit_reason}{where}: {detail}"
 
 
-def leaderboard_table(board: arena_pb2.Leaderboard) -> Table:
-    """The published rating (a fit with 95% intervals) when there is one, else the Elo table."""
+def interval_text(line: arena_pb2.RatedLine) -> str:
+    """``1450 .. 1570``; ``anchor`` for the line that fixes the scale; ``>= 1870`` or
+    ``<= 840`` for an interval open on one side (the bot never lost, or never won)."""
+    if line.anchor:
+        return "anchor"
+    if line.open_high and line.open_low:
+        return "no games"
+    if line.open_high:
+        return f"≥ {line.low:.0f} (never beaten)"
+    if line.open_low:
+        return f"≤ {line.high:.0f} (never won)"
+    return f"{line.low:.0f} .. {line.high:.0f}"
+
+
+def _range(low: int, high: int) -> str:
+    return f"{low}" if low == high else f"{low}-{high}"
+
+
+def leaderboard_tables(board: arena_pb2.Leaderboard) -> list[Table]:
+    """The published rating (a fit with 95% intervals), one table per group of bots that
+    played one another, when there is one; else the live Elo table."""
     if not board.lines:
-        return elo_table(board)
-    title = (
-        f"Leaderboard: {board.game} ({board.rules_version}), {board.matches} rated matches "
-        f"in {board.blocks} blocks; {board.anchor_bot} = {board.anchor_rating:.0f}"
-        f"{_rated_at(board)}"
+        return [elo_table(board)]
+    tables = []
+    for group in range(max(board.groups, 1)):
+        lines = [e for e in board.lines if e.group == group]
+        if not lines:
+            continue
+        tables.append(_group_table(board, group, lines))
+    return tables
+
+
+def _group_title(board: arena_pb2.Leaderboard, group: int, lines: list[arena_pb2.RatedLine]) -> str:
+    if group == 0:
+        anchor = (
+            f"{board.anchor_bot} = {board.anchor_rating:.0f} (anchor)"
+            if board.anchor_bot
+            else "the mean of its bots = 1500"
+        )
+        title = (
+            f"Leaderboard: {board.game} ({board.rules_version}), {board.matches} rated matches "
+            f"in {board.blocks} blocks; {anchor}{_rated_at(board)}"
+        )
+        if board.groups > 1:
+            title += f"\nGroup 1 of {board.groups}"
+        return title
+    return (
+        f"Group {group + 1} of {board.groups}: {len(lines)} bots that never played (even "
+        "through others) the bots of any other group. Their ratings are on their own scale "
+        "(their mean = 1500) and are NOT comparable with other groups: no order across groups"
     )
-    table = Table(title=title, caption=_seat_caption(board) or None)
-    for col in ("#", "bot", "rating", "95% interval", "rank", "games", "avg place"):
+
+
+def _group_table(
+    board: arena_pb2.Leaderboard, group: int, lines: list[arena_pb2.RatedLine]
+) -> Table:
+    last = group == max(e.group for e in board.lines)
+    table = Table(
+        title=_group_title(board, group, lines), caption=_caption(board) if last else None
+    )
+    for col in ("#", "bot", "rating", "95% interval", "rank", "joint rank", "games", "avg place"):
         table.add_column(col, justify="left" if col in ("bot", "95% interval") else "right")
-    for e in board.lines:
-        ranks = f"{e.rank_low}" if e.rank_low == e.rank_high else f"{e.rank_low}-{e.rank_high}"
+    for e in lines:
         name = f"{e.bot_name}@{e.version}"
         if e.other_versions:
             name += f" (also v{', v'.join(map(str, e.other_versions))})"
+        rating = f"{e.rating:.0f}"
+        if e.open_high and not e.open_low:
+            rating = f"≥ {e.low:.0f}"
+        elif e.open_low and not e.open_high:
+            rating = f"≤ {e.high:.0f}"
         table.add_row(
             str(e.position),
             name + (" ?" if e.provisional else ""),
-            f"{e.rating:.0f}",
-            f"{e.low:.0f} .. {e.high:.0f}",
-            ranks,
+            rating,
+            interval_text(e),
+            _range(e.rank_low, e.rank_high),
+            _range(e.joint_rank_low, e.joint_rank_high),
             str(e.games),
             f"{e.average_place:.2f}",
         )
     return table
 
 
-def _seat_caption(board: arena_pb2.Leaderboard) -> str:
+def leaderboard_table(board: arena_pb2.Leaderboard) -> Table:
+    """The first table of :func:`leaderboard_tables` (group 0, or the live Elo table)."""
+    return leaderboard_tables(board)[0]
+
+
+def _caption(board: arena_pb2.Leaderboard) -> str:
     parts = [
         f"seat {a.seat + 1} of {a.players}: {a.elo:+.0f} ({a.low:+.0f} .. {a.high:+.0f})"
         for a in board.seat_advantages
+        if a.high > a.low
     ]
-    note = "? = provisional (wide interval or few games); seat advantages against seat 1"
+    note = (
+        "? = provisional (wide or open interval, or few games); rank: what each line's own "
+        "interval allows; joint rank: 95% for every line at once; seat advantages against "
+        "seat 1 (a seat whose games say nothing about it is left out)"
+    )
     return note + ("\n" + "; ".join(parts) if parts else "")
 
 
 def elo_table(board: arena_pb2.Leaderboard) -> Table:
     """A game's live Elo table (order-dependent; what pairings use)."""
-    table = Table(title=f"Elo leaderboard: {board.game}{_rated_at(board)}")
+    table = Table(
+        title=f"Live Elo: {board.game}{_rated_at(board)}",
+        caption="updated as results arrive (what pairings use); shown on the published scale: "
+        "random = 1000 when it has rated games, else the mean = 1500",
+    )
     for col in ("#", "bot", "rating", "games", "wins", "draws", "losses"):
         table.add_column(col, justify="left" if col == "bot" else "right")
     for e in board.entries:
@@ -342,7 +423,8 @@ def history_chart(h: arena_pb2.BotHistory, width: int = 60) -> str:
     span = (high - low) or 1.0
     bars = "".join(_BARS[1 + int((r - low) / span * (len(_BARS) - 2))] for r in sampled)
     return (
-        f"{h.name} in {h.game}: {len(ratings)} rated matches, Elo {ratings[0]:.0f} -> "
+        f"{h.name} in {h.game}: {len(ratings)} rated matches, live Elo (random = 1000 when it "
+        f"has rated games, else the mean = 1500) {ratings[0]:.0f} -> "
         f"{ratings[-1]:.0f} (low {low:.0f}, high {high:.0f})\n{bars}"
     )
 

@@ -107,11 +107,9 @@ def run_demo(
         out.print(console.standings_table(done))
         ok = ok and final.matches_failed == 0 and final.matches_finished == final.matches_total
     for game in by_game:
-        out.print(
-            console.leaderboard_table(
-                stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game=game), timeout=30)
-            )
-        )
+        board = stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game=game), timeout=30)
+        for table in console.leaderboard_tables(board):
+            out.print(table)
     return ok
 
 
