@@ -17,7 +17,7 @@ import pytest
 from server.ratings.coverage import CASES, Case, measure
 from server.ratings.data import Result, pack
 from server.ratings.fit import fit
-from server.ratings.intervals import ANCHOR_RATING, Line, seat_advantages, sandwich, table
+from server.ratings.intervals import ANCHOR_RATING, Line, sandwich, seat_advantages, table
 from server.services.leaderboards import Published, VersionLine
 
 
@@ -40,9 +40,14 @@ def test_groups_that_never_met_are_never_ordered_across() -> None:
     assert tally.boards_across_groups == 0
     assert tally.coverage >= 0.93, tally.coverage
     planted = pack(
-        [Result(("random", "a"), (0, 1), "x1"), Result(("a", "random"), (0, 1), "x1")]
-        + [Result(("b", "c"), (0, 1), "y1"), Result(("c", "b"), (0, 1), "y1")]
-        + [Result(("b", "c"), (1, 0), "y2"), Result(("c", "b"), (1, 0), "y2")]
+        [
+            Result(("random", "a"), (0, 1), "x1"),
+            Result(("a", "random"), (0, 1), "x1"),
+            Result(("b", "c"), (0, 1), "y1"),
+            Result(("c", "b"), (0, 1), "y1"),
+            Result(("b", "c"), (1, 0), "y2"),
+            Result(("c", "b"), (1, 0), "y2"),
+        ]
     )
     lines = {x.bot: x for x in table(planted, fit(planted), sandwich(planted, fit(planted)))}
     assert {x.group for x in lines.values()} == {0, 1}
@@ -132,7 +137,7 @@ def test_a_seat_without_information_is_left_out() -> None:
     cov = sandwich(packed, result)
     assert cov[result.layout.seat_offset[2], result.layout.seat_offset[2]] < 1e-20
     assert seat_advantages(result, cov) == []
-    mixed = results + [Result(("a", "b"), (0, 1), "e1"), Result(("b", "a"), (0, 1), "e1")]
+    mixed = [*results, Result(("a", "b"), (0, 1), "e1"), Result(("b", "a"), (0, 1), "e1")]
     packed = pack(mixed)
     result = fit(packed)
     (seat,) = seat_advantages(result, sandwich(packed, result))
