@@ -78,7 +78,9 @@ def joint(
     both = closed[:, None] & closed[None, :]
     crit = stats.t.isf(tail, np.minimum.outer(df, df))
     gap = rating[:, None] - rating[None, :]
-    measured = both & (var > 0) & (gap > crit * np.sqrt(np.maximum(var, 0.0)))
+    spread = np.sqrt(np.maximum(var, 0.0))
+    with np.errstate(invalid="ignore"):  # inf * 0 where a pair has no measured difference
+        measured = both & (var > 0) & (gap > np.where(var > 0, crit * spread, np.inf))
     bounded = ~both & (low[:, None] > high[None, :])
     claim = (measured | bounded) & ~np.eye(n, dtype=bool)
     above = [np.flatnonzero(row).tolist() for row in claim]

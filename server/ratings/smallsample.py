@@ -109,11 +109,12 @@ def cr2_scores(b: Blocks, bread: FloatArray) -> FloatArray:
     local_bread = bread[idx[:, :, None], idx[:, None, :]] * (
         b.mask[:, :, None] & b.mask[:, None, :]
     )
-    q = np.einsum("gri,grs,gsj->gij", u, local_bread, u)
+    ut = u.transpose(0, 2, 1)
+    q = ut @ local_bread @ u
     mu, vq = np.linalg.eigh(q)
-    f = np.einsum("gij,gj,gkj->gik", vq, _leverage_factor(mu), vq)
-    bs = np.einsum("grs,gs->gr", local_bread, b.score)
-    extra = np.einsum("gri,gij,gsj,gs->gr", u, f, u, bs)
+    f = (vq * _leverage_factor(mu)[:, None, :]) @ vq.transpose(0, 2, 1)
+    bs = local_bread @ b.score[:, :, None]
+    extra = (u @ (f @ (ut @ bs)))[:, :, 0]
     out: FloatArray = b.score + extra
     return out
 
