@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import grpc
 
-from cli import console, datalock
+from cli import console, console_ratings, datalock
 from cli.console import out
 from cli.credentials import ADMIN_TOKEN_FILE
 from cli.processes import Child, StartError, preferred, start_redis, start_worker
@@ -108,7 +108,7 @@ def run_demo(
         ok = ok and final.matches_failed == 0 and final.matches_finished == final.matches_total
     for game in by_game:
         board = stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game=game), timeout=30)
-        for table in console.leaderboard_tables(board):
+        for table in console_ratings.leaderboard_tables(board):
             out.print(table)
     return ok
 

@@ -33,7 +33,8 @@ def leaderboard(
         () if published is None else published.lines if version_lines else published.latest_only()
     )
     anchor = next((vl for vl in shown if vl.line.anchor), None)
-    shift = livescale.offset({r.bot: r.rating for r in lines})
+    # the live table follows the published one's anchoring (before any fit: random's)
+    shift = livescale.offset({r.bot: r.rating for r in lines}, anchor is not None or not shown)
     positions: dict[int, int] = {}
     rated_lines = []
     for vl in shown:

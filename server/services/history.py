@@ -70,8 +70,16 @@ class HistoryService:
         points: list[Point] = []
         anchor_at: list[float | None] = []  # random's live Elo after each point's match
         records: dict[str, Record] = {}
+        # random has finished ahead of (or level with) someone, and behind (or level with)
+        # someone: only then is its strength bounded and the published table anchored on it
+        anchor_beat = anchor_beaten = False
         for match_id, when, bots, ranks in self.store.rated_log(game):
             table.update(elo.apply_match(table, bots, ranks))
+            if ANCHOR_BOT in bots:
+                seat = bots.index(ANCHOR_BOT)
+                others = [r for i, r in enumerate(ranks) if i != seat]
+                anchor_beat |= any(r >= ranks[seat] for r in others)
+                anchor_beaten |= any(r <= ranks[seat] for r in others)
             if name not in bots:
                 continue
             mine = min(ranks[i] for i, b in enumerate(bots) if b == name)
@@ -86,7 +94,7 @@ class HistoryService:
                 rec.wins += mine < rank
                 rec.draws += mine == rank
                 rec.losses += mine > rank
-        if ANCHOR_BOT in table:  # random played: shown on the table's scale (random = 1000)
+        if anchor_beat and anchor_beaten:  # shown on the table's scale (random = 1000)
             start = elo.INITIAL_RATING  # random's live Elo before its first match
             points = [
                 replace(

@@ -8,7 +8,7 @@ import math
 
 from rich.console import Console
 
-from cli import console
+from cli import console, console_ratings
 from hamlet.v1 import arena_pb2
 from tests.server.ratings.boards import board
 
@@ -23,7 +23,7 @@ def _text(tables: list[object]) -> str:
 def test_groups_are_printed_apart_and_say_why() -> None:
     b = board()
     assert b.groups == 2 and {line.group for line in b.lines} == {0, 1}
-    tables = console.leaderboard_tables(b)
+    tables = console_ratings.leaderboard_tables(b)
     assert len(tables) == 2
     first, second = _text(tables[:1]), _text(tables[1:])
     assert "random = 1000 (anchor)" in first and "Group 1 of 2" in first
@@ -42,7 +42,7 @@ def test_open_bounds_anchor_and_joint_ranks_are_shown() -> None:
     b = board()
     ace = next(line for line in b.lines if line.bot_name == "ace")
     assert ace.open_high and math.isinf(ace.high) and ace.provisional
-    text = _text(console.leaderboard_tables(b))
+    text = _text(console_ratings.leaderboard_tables(b))
     assert f"≥ {ace.low:.0f} (never beaten)" in text
     assert "ace@1 ?" in text
     assert "anchor" in text and "1000 .. 1000" not in text
@@ -71,4 +71,4 @@ def test_the_live_elo_is_on_the_published_scale() -> None:
     b = board()  # random's live Elo is 1460: shown at 1000, alpha 120 above it
     live = {e.bot_name: e.rating for e in b.entries}
     assert live == {"alpha": 1120.0, "random": 1000.0}
-    assert "random = 1000" in _text([console.elo_table(b)])
+    assert "random = 1000" in _text([console_ratings.elo_table(b)])
