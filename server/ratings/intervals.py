@@ -127,9 +127,9 @@ def scale(packed: Packed) -> Scale:
     (when random is bounded both ways), else minus the mean of the group's bounded bots."""
     n = len(packed.names)
     size = n + sum(t.k - 1 for t in packed.tables)
-    side = components.sides(packed)
     anchor = anchor_index(packed)
     grp = components.groups(packed, anchor)
+    side = components.sides(packed, grp, anchor)
     closed = ~(side.open_high | side.open_low)
     if anchor is not None and not closed[anchor]:
         anchor = None  # random has no finite strength: it cannot fix a scale
@@ -197,14 +197,16 @@ def table(packed: Packed, result: FitResult, cov: FloatArray) -> list[Line]:
     open_high, open_low = s.sides.open_high, s.sides.open_low
     for i in np.flatnonzero(packed.games == 0):  # named but never played: nothing known
         low[i], high[i] = -np.inf, np.inf
-    for i in np.flatnonzero((open_high | open_low) & (packed.games > 0)):
-        up = bool(open_high[i])
-        bound = profile.one_sided_bound(packed, result, int(i), upper=not up)
-        rating[i] = low[i] = high[i] = rating[i] + ELO * (bound - result.params[i])
-        if up:
-            high[i] = np.inf
+    for i in np.flatnonzero(open_high & open_low):  # placed neither above nor below: no bound
+        low[i], high[i] = -np.inf, np.inf
+    for open_set in s.sides.sets:  # above (or below) the group's main component
+        members = open_set.members
+        shift = ELO * profile.set_bound(packed, result, open_set.moved, open_set.upper)
+        rating[members] += shift
+        if open_set.upper:
+            low[members], high[members] = rating[members], np.inf
         else:
-            low[i] = -np.inf
+            low[members], high[members] = -np.inf, rating[members]
     if s.anchor is not None:
         low[s.anchor] = high[s.anchor] = rating[s.anchor]
     lines: list[Line] = []

@@ -84,6 +84,26 @@ def test_an_unbeaten_bot_is_open_above_and_provisional() -> None:
     assert tally.watched_provisional == tally.watched
 
 
+def test_two_bots_that_only_lost_to_each_other_are_open_above() -> None:
+    """a and b beat everyone else and split their own games: no finite strength above the
+    field for either (before, the prior made them look certain)."""
+    results = []
+    for i, x in enumerate(["c", "d", "random"] * 3):  # every block plays both seatings
+        for top in ("a", "b"):
+            results += [
+                Result((top, x), (0, 1), f"{top}{i}"),
+                Result((x, top), (1, 0), f"{top}{i}"),
+            ]
+    results += [Result(("a", "b"), (0, 1), "ab1"), Result(("b", "a"), (0, 1), "ab2")]
+    for i, (w, x) in enumerate([("c", "d"), ("d", "random"), ("random", "c"), ("d", "c")]):
+        results += [Result((w, x), (0, 1), f"f{i}"), Result((x, w), (1, 0), f"f{i}")]
+    lines = _lines(results)
+    for bot in ("a", "b"):
+        assert lines[bot].open_high and lines[bot].provisional and math.isinf(lines[bot].high)
+        assert lines[bot].low > lines["c"].rating
+    assert not lines["c"].open_high and not lines["c"].open_low and lines["random"].anchor
+
+
 def test_a_bot_that_never_won_is_open_below() -> None:
     results = [
         Result(("loser", x), (1, 0), f"k{i}") for i, x in enumerate(["a", "b", "random"] * 3)
