@@ -198,11 +198,11 @@ def ratings_text(ver: arena_pb2.BotVersion) -> str:
 
 def _version_rating(r: arena_pb2.VersionRating) -> str:
     if math.isinf(r.high) and math.isinf(r.low):
-        return f"(no games, {r.games} games)"
+        return f"no bound ({r.games} games)"
     if math.isinf(r.high):
-        return f"≥ {r.low:.0f} ({r.games} games, never beaten)"
+        return f"≥ {r.low:.0f} ({r.games} games, open above)"
     if math.isinf(r.low):
-        return f"≤ {r.high:.0f} ({r.games} games, never won)"
+        return f"≤ {r.high:.0f} ({r.games} games, open below)"
     if r.low == r.high:
         return f"{r.rating:.0f} (anchor, {r.games} games)"
     return f"{r.rating:.0f} ({r.low:.0f} .. {r.high:.0f}, {r.games} games)"

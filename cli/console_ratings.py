@@ -25,11 +25,11 @@ def interval_text(line: arena_pb2.RatedLine) -> str:
     if line.anchor:
         return "anchor"
     if line.open_high and line.open_low:
-        return "no games"
+        return "no bound"
     if line.open_high:
-        return f"≥ {line.low:.0f} (never beaten)"
+        return f"≥ {line.low:.0f} (open above)"
     if line.open_low:
-        return f"≤ {line.high:.0f} (never won)"
+        return f"≤ {line.high:.0f} (open below)"
     return f"{line.low:.0f} .. {line.high:.0f}"
 
 

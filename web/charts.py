@@ -108,11 +108,11 @@ def interval_bar(low: float, rating: float, high: float, lo: float, hi: float) -
         return 4 + (min(max(v, lo), hi) - lo) / span * (width - 8)
 
     if math.isinf(high) and math.isinf(low):
-        label = "no games yet"
+        label = "no bound yet"
     elif math.isinf(high):
-        label = f"open interval: at least {low:.0f} (never beaten)"
+        label = f"open interval: at least {low:.0f}"
     elif math.isinf(low):
-        label = f"open interval: at most {high:.0f} (never won)"
+        label = f"open interval: at most {high:.0f}"
     elif low == high:
         label = f"anchor, fixed at {rating:.0f}"
     else:

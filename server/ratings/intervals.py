@@ -38,6 +38,8 @@ PROVISIONAL_HALF_WIDTH = 100.0
 PROVISIONAL_GAMES = 30
 #: The t quantile's degrees of freedom never go below this (a bot met in a single block).
 MIN_DF = 1.0
+#: Below this many degrees of freedom a line's variance is at least the model-based one.
+THIN_DF = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +194,14 @@ def table(packed: Packed, result: FitResult, cov: FloatArray) -> list[Line]:
         v, a = np.diag(cov)[: len(df)], s.anchor
         df = (v + v[a]) ** 2 / np.maximum(v * v / df + v[a] ** 2 / df[a], 1e-300)
         df = np.maximum(df, MIN_DF)
+    # With one or two effective blocks the sandwich has almost nothing to estimate a variance
+    # from (it can be near zero): such a line never gets less than the model-based variance.
+    thin = df < THIN_DF
+    if thin.any():
+        model = np.linalg.inv(result.neg_hessian)
+        rows = s.contrasts[thin]
+        model_sd = ELO * np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", rows, model, rows), 0.0))
+        sd[thin] = np.maximum(sd[thin], model_sd)
     half = stats.t.ppf(0.975, df) * sd
     low, high = rating - half, rating + half
     open_high, open_low = s.sides.open_high, s.sides.open_low

@@ -43,7 +43,7 @@ def test_open_bounds_anchor_and_joint_ranks_are_shown() -> None:
     ace = next(line for line in b.lines if line.bot_name == "ace")
     assert ace.open_high and math.isinf(ace.high) and ace.provisional
     text = _text(console_ratings.leaderboard_tables(b))
-    assert f"≥ {ace.low:.0f} (never beaten)" in text
+    assert f"≥ {ace.low:.0f} (open above)" in text
     assert "ace@1 ?" in text
     assert "anchor" in text and "1000 .. 1000" not in text
     assert "joint rank" in text
@@ -63,7 +63,7 @@ def test_version_ratings_show_open_and_anchor_lines() -> None:
         ],
     )
     text = console.ratings_text(ver)
-    assert "toy ≥ 925 (4 games, never beaten) ?" in text
+    assert "toy ≥ 925 (4 games, open above) ?" in text
     assert "dice 1000 (anchor, 40 games)" in text
 
 
