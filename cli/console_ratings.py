@@ -42,13 +42,10 @@ def leaderboard_tables(board: arena_pb2.Leaderboard) -> list[Table]:
     played one another, when there is one; else the live Elo table."""
     if not board.lines:
         return [elo_table(board)]
-    tables = []
-    for group in range(max(board.groups, 1)):
-        lines = [e for e in board.lines if e.group == group]
-        if not lines:
-            continue
-        tables.append(_group_table(board, group, lines))
-    return tables
+    return [
+        _group_table(board, group, [e for e in board.lines if e.group == group])
+        for group in sorted({e.group for e in board.lines})
+    ]
 
 
 def _group_title(board: arena_pb2.Leaderboard, group: int, lines: list[arena_pb2.RatedLine]) -> str:
@@ -86,9 +83,11 @@ def _group_table(
         if e.other_versions:
             name += f" (also v{', v'.join(map(str, e.other_versions))})"
         rating = f"{e.rating:.0f}"
-        if e.open_high and not e.open_low:
+        if e.open_high and e.open_low:
+            rating = "-"
+        elif e.open_high:
             rating = f"≥ {e.low:.0f}"
-        elif e.open_low and not e.open_high:
+        elif e.open_low:
             rating = f"≤ {e.high:.0f}"
         table.add_row(
             str(e.position),

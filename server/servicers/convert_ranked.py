@@ -35,10 +35,13 @@ def leaderboard(
     anchor = next((vl for vl in shown if vl.line.anchor), None)
     # the live table follows the published one's anchoring (before any fit: random's)
     shift = livescale.offset({r.bot: r.rating for r in lines}, anchor is not None or not shown)
+    # groups numbered 0.. among the lines shown (a group of older versions only drops out)
+    number = {g: i for i, g in enumerate(sorted({vl.line.group for vl in shown}))}
     positions: dict[int, int] = {}
     rated_lines = []
     for vl in shown:
-        position = positions[vl.line.group] = positions.get(vl.line.group, 0) + 1
+        group = number[vl.line.group]
+        position = positions[group] = positions.get(group, 0) + 1
         rated_lines.append(
             arena_pb2.RatedLine(
                 position=position,
@@ -53,7 +56,7 @@ def leaderboard(
                 average_place=vl.line.average_place,
                 provisional=vl.line.provisional,
                 other_versions=list(vl.other_versions),
-                group=vl.line.group,
+                group=group,
                 open_low=vl.line.open_low,
                 open_high=vl.line.open_high,
                 anchor=vl.line.anchor,
