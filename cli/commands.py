@@ -7,7 +7,7 @@ import json
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from cli import commands_seat, console, credentials, retrying
+from cli import commands_seat, console, console_ratings, credentials, retrying
 from cli.console import out, print_json, to_dict
 from hamlet.channels import open_channel
 from hamlet.paging import match_pages, tournament_with_standings, whole_replay
@@ -233,9 +233,10 @@ def leaderboard(args: argparse.Namespace) -> int:
     if args.json:
         print_json(to_dict(board))
     elif args.elo:
-        out.print(console.elo_table(board))
+        out.print(console_ratings.elo_table(board))
     else:
-        out.print(console.leaderboard_table(board))
+        for table in console_ratings.leaderboard_tables(board):
+            out.print(table)
     return EXIT_OK
 
 

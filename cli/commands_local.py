@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cli import console, credentials, datalock
+from cli import console, console_ratings, credentials, datalock
 from cli.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from cli.console import out, print_json, to_dict
 
@@ -51,7 +51,7 @@ def rebuild_ratings(args: argparse.Namespace) -> int:
     if args.json:
         print_json(to_dict(board))
     else:
-        out.print(console.elo_table(board))
+        out.print(console_ratings.elo_table(board))
     return EXIT_OK
 
 

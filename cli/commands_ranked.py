@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from cli import console, retrying
+from cli import console, console_ratings, retrying
 from cli.commands import EXIT_FAILED, EXIT_OK, arena, read_matches
 from cli.console import out, print_json, to_dict
 from hamlet.v1 import arena_pb2, common_pb2
@@ -150,6 +150,6 @@ def bot_history(args: argparse.Namespace) -> int:
     if args.json:
         print_json(to_dict(h))
         return EXIT_OK
-    out.print(console.history_chart(h))
-    out.print(console.opponents_table(h))
+    out.print(console_ratings.history_chart(h))
+    out.print(console_ratings.opponents_table(h))
     return EXIT_OK

@@ -11,6 +11,7 @@ control characters itself (``json.dumps``, ASCII only).
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Iterable
 from typing import Any
@@ -95,13 +96,6 @@ def games_table(games: Iterable[common_pb2.Game]) -> Table:
 def time_control_text(tc: common_pb2.TimeControl) -> str:
     """``1000 ms a decision, 10000 ms bank``."""
     return f"{tc.decision_time_ms} ms a decision, {tc.time_bank_ms} ms bank"
-
-
-def _rated_at(board: arena_pb2.Leaderboard) -> str:
-    """``; rated play at 1000 ms a decision, 10000 ms bank`` (empty when not sent)."""
-    if not board.HasField("time_control"):
-        return ""
-    return f"; rated play at {time_control_text(board.time_control)}"
 
 
 def bots_table(bots: Iterable[arena_pb2.BotInfo]) -> Table:
@@ -195,12 +189,23 @@ def bot_versions_table(resp: arena_pb2.ListBotVersionsResponse) -> Table:
 
 
 def ratings_text(ver: arena_pb2.BotVersion) -> str:
-    """``toy 1512 (1450 .. 1570, 40 games)`` per game with a published line."""
+    """``toy 1512 (1450 .. 1570, 40 games)`` per game with a published line (``≥ 1870`` when
+    the interval is open above, ``anchor`` for the line that fixes the scale)."""
     return "; ".join(
-        f"{r.game} {r.rating:.0f} ({r.low:.0f} .. {r.high:.0f}, {r.games} games)"
-        + (" ?" if r.provisional else "")
-        for r in ver.ratings
+        f"{r.game} {_version_rating(r)}" + (" ?" if r.provisional else "") for r in ver.ratings
     )
+
+
+def _version_rating(r: arena_pb2.VersionRating) -> str:
+    if math.isinf(r.high) and math.isinf(r.low):
+        return f"no bound ({r.games} games)"
+    if math.isinf(r.high):
+        return f"≥ {r.low:.0f} ({r.games} games, open above)"
+    if math.isinf(r.low):
+        return f"≤ {r.high:.0f} ({r.games} games, open below)"
+    if r.low == r.high:
+        return f"{r.rating:.0f} (anchor, {r.games} games)"
+    return f"{r.rating:.0f} ({r.low:.0f} .. {r.high:.0f}, {r.games} games)"
 
 
 def bot_version_table(ver: arena_pb2.BotVersion, permission: str = "") -> Table:
@@ -270,88 +275,3 @@ def _forfeit_cell(s: common_pb2.Seat, width: int = 48) -> str:
     where = f" at decision {s.forfeit_decision}" if s.forfeit_decision else ""
     detail = s.forfeit_detail if len(s.forfeit_detail) <= width else s.forfeit_detail[:width] + "…"
     return f"{s.forfeit_reason}{where}: {detail}"
-
-
-def leaderboard_table(board: arena_pb2.Leaderboard) -> Table:
-    """The published rating (a fit with 95% intervals) when there is one, else the Elo table."""
-    if not board.lines:
-        return elo_table(board)
-    title = (
-        f"Leaderboard: {board.game} ({board.rules_version}), {board.matches} rated matches "
-        f"in {board.blocks} blocks; {board.anchor_bot} = {board.anchor_rating:.0f}"
-        f"{_rated_at(board)}"
-    )
-    table = Table(title=title, caption=_seat_caption(board) or None)
-    for col in ("#", "bot", "rating", "95% interval", "rank", "games", "avg place"):
-        table.add_column(col, justify="left" if col in ("bot", "95% interval") else "right")
-    for e in board.lines:
-        ranks = f"{e.rank_low}" if e.rank_low == e.rank_high else f"{e.rank_low}-{e.rank_high}"
-        name = f"{e.bot_name}@{e.version}"
-        if e.other_versions:
-            name += f" (also v{', v'.join(map(str, e.other_versions))})"
-        table.add_row(
-            str(e.position),
-            name + (" ?" if e.provisional else ""),
-            f"{e.rating:.0f}",
-            f"{e.low:.0f} .. {e.high:.0f}",
-            ranks,
-            str(e.games),
-            f"{e.average_place:.2f}",
-        )
-    return table
-
-
-def _seat_caption(board: arena_pb2.Leaderboard) -> str:
-    parts = [
-        f"seat {a.seat + 1} of {a.players}: {a.elo:+.0f} ({a.low:+.0f} .. {a.high:+.0f})"
-        for a in board.seat_advantages
-    ]
-    note = "? = provisional (wide interval or few games); seat advantages against seat 1"
-    return note + ("\n" + "; ".join(parts) if parts else "")
-
-
-def elo_table(board: arena_pb2.Leaderboard) -> Table:
-    """A game's live Elo table (order-dependent; what pairings use)."""
-    table = Table(title=f"Elo leaderboard: {board.game}{_rated_at(board)}")
-    for col in ("#", "bot", "rating", "games", "wins", "draws", "losses"):
-        table.add_column(col, justify="left" if col == "bot" else "right")
-    for e in board.entries:
-        table.add_row(
-            str(e.position),
-            e.bot_name,
-            f"{e.rating:.1f}",
-            str(e.games),
-            str(e.wins),
-            str(e.draws),
-            str(e.losses),
-        )
-    return table
-
-
-_BARS = " ▁▂▃▄▅▆▇█"
-
-
-def history_chart(h: arena_pb2.BotHistory, width: int = 60) -> str:
-    """The live rating over the bot's matches as a one-line chart, with its range."""
-    if not h.points:
-        return f"{h.name} has no rated {h.game} matches yet"
-    ratings = [p.rating for p in h.points]
-    step = max(1, len(ratings) // width)
-    sampled = ratings[::step][-width:]
-    low, high = min(ratings), max(ratings)
-    span = (high - low) or 1.0
-    bars = "".join(_BARS[1 + int((r - low) / span * (len(_BARS) - 2))] for r in sampled)
-    return (
-        f"{h.name} in {h.game}: {len(ratings)} rated matches, Elo {ratings[0]:.0f} -> "
-        f"{ratings[-1]:.0f} (low {low:.0f}, high {high:.0f})\n{bars}"
-    )
-
-
-def opponents_table(h: arena_pb2.BotHistory) -> Table:
-    """Results against each opponent (ahead, level, behind)."""
-    table = Table(title=f"{h.name} against each opponent ({h.game})")
-    for col in ("opponent", "matches", "ahead", "level", "behind"):
-        table.add_column(col, justify="left" if col == "opponent" else "right")
-    for r in h.opponents:
-        table.add_row(r.bot_name, str(r.games), str(r.wins), str(r.draws), str(r.losses))
-    return table

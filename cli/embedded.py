@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import grpc
 
-from cli import console, datalock
+from cli import console, console_ratings, datalock
 from cli.console import out
 from cli.credentials import ADMIN_TOKEN_FILE
 from cli.processes import Child, StartError, preferred, start_redis, start_worker
@@ -106,11 +106,9 @@ def run_demo(
         out.print(console.standings_table(done))
         ok = ok and final.matches_failed == 0 and final.matches_finished == final.matches_total
     for game in by_game:
-        out.print(
-            console.leaderboard_table(
-                stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game=game), timeout=30)
-            )
-        )
+        board = stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game=game), timeout=30)
+        for table in console_ratings.leaderboard_tables(board):
+            out.print(table)
     return ok
 
 

@@ -4,6 +4,7 @@ interval bars of a leaderboard. Each series has its seat's colour and shape (see
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -106,7 +107,17 @@ def interval_bar(low: float, rating: float, high: float, lo: float, hi: float) -
     def px(v: float) -> float:
         return 4 + (min(max(v, lo), hi) - lo) / span * (width - 8)
 
-    svg = Svg(width, height, f"95% interval {low:.0f} to {high:.0f}, estimate {rating:.0f}", "bar")
+    if math.isinf(high) and math.isinf(low):
+        label = "no bound yet"
+    elif math.isinf(high):
+        label = f"open interval: at least {low:.0f}"
+    elif math.isinf(low):
+        label = f"open interval: at most {high:.0f}"
+    elif low == high:
+        label = f"anchor, fixed at {rating:.0f}"
+    else:
+        label = f"95% interval {low:.0f} to {high:.0f}, estimate {rating:.0f}"
+    svg = Svg(width, height, label, "bar")
     svg.rect(0, 8, width, 2, fill="#ddd")
     svg.rect(px(low), 4, max(px(high) - px(low), 2), 10, fill="#56B4E9", stroke="#0072B2")
     svg.rect(px(rating) - 1.5, 1, 3, 16, fill="#000")

@@ -6,9 +6,11 @@ each, then a template. Nothing here decides what a visitor may see: the server d
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from markupsafe import Markup
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -34,22 +36,42 @@ def index(request: Request) -> Response:
     )
 
 
+@dataclass(frozen=True)
+class BoardGroup:
+    """One group of the published rating: bots that played one another (directly or through
+    others); no order across groups is claimed."""
+
+    number: int  # 0-based
+    rows: list[tuple[arena_pb2.RatedLine, Markup]]
+
+
+def leaderboard_groups(board: arena_pb2.Leaderboard) -> list[BoardGroup]:
+    """The published lines group by group, each with its interval bar (on one axis per group:
+    the groups' scales are not comparable). An open side runs the bar to the axis' edge."""
+    out = []
+    for number in sorted({ln.group for ln in board.lines}):
+        lines = [ln for ln in board.lines if ln.group == number]
+        ends = [v for ln in lines for v in (ln.low, ln.high, ln.rating) if math.isfinite(v)]
+        lo, hi = min(ends, default=0.0), max(ends, default=1.0)
+        if hi - lo < 1.0:
+            lo, hi = lo - 50.0, hi + 50.0
+        bars = [interval_bar(ln.low, ln.rating, ln.high, lo, hi) for ln in lines]
+        out.append(BoardGroup(number, list(zip(lines, bars, strict=True))))
+    return out
+
+
 def leaderboard(request: Request) -> Response:
-    """``/leaderboards/{game}?rules=``: the published rating with intervals, seat
-    advantages, and the live Elo table."""
+    """``/leaderboards/{game}?rules=``: the published rating with intervals (group by group),
+    seat advantages, and the live Elo table."""
     game = request.path_params["game"]
     rules = request.query_params.get("rules", "")[:64]
     board = _reader(request).leaderboard(game, rules)
-    lines = list(board.lines)
-    lo = min((ln.low for ln in lines), default=0.0)
-    hi = max((ln.high for ln in lines), default=1.0)
-    bars = [interval_bar(ln.low, ln.rating, ln.high, lo, hi) for ln in lines]
     return page(
         request,
         "leaderboard.html",
         title=f"Leaderboard: {game} ({board.rules_version})",
         board=board,
-        rows=list(zip(lines, bars, strict=True)),
+        groups=leaderboard_groups(board),
     )
 
 

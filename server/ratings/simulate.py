@@ -5,10 +5,14 @@ order of ``theta[bot] + delta[seat] + G`` with ``G`` standard Gumbel per seat. D
 play every rotation of one table; with ``shared_luck`` the rotations reuse the same ``G`` per
 *seat* (what a shared seed does: the luck goes with the seat, each bot meets it once), so games
 of a block are correlated while each game on its own is still exactly Plackett–Luce.
+
+``groups`` splits the bots into that many sets that never meet (each block draws its table from
+one set, in turn): the disconnected leaderboards the table must not order across.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,16 +38,26 @@ def simulate(
     seat_elo: tuple[float, ...] | None = None,
     shared_luck: float = 0.0,
     seed: int = 0,
+    strengths: Sequence[float] | None = None,
+    groups: int = 1,
 ) -> Planted:
     """``blocks`` duplicate blocks (every rotation of a random table of ``seats`` bots).
 
     ``shared_luck`` in [0, 1]: the chance that a game of a block reuses the block's seat luck.
-    Bot 0 is named ``random`` so that the anchor applies.
+    ``strengths`` (Elo) replaces the normal draw with ``spread_elo``. Bot 0 is named
+    ``random`` so that the anchor applies; with ``groups`` > 1 it is in group 0 (the bots are
+    dealt to groups in turn: bot ``i`` is in group ``i % groups``).
     """
     rng = np.random.default_rng(seed)
-    strength = rng.normal(0.0, spread_elo, bots)
+    drawn = rng.normal(0.0, spread_elo, bots)
+    strength = drawn if strengths is None else np.asarray(strengths, np.float64)
     advantage = np.zeros(seats) if seat_elo is None else np.asarray((0.0, *seat_elo))
-    tables = np.argsort(rng.random((blocks, bots)), axis=1)[:, :seats]
+    members = [np.arange(g, bots, groups) for g in range(groups)]
+    keys = rng.random((blocks, bots))
+    tables = np.empty((blocks, seats), np.int64)
+    for b in range(blocks):
+        pool = members[b % groups]
+        tables[b] = pool[np.argsort(keys[b, : len(pool)])[:seats]]
     rotations = [np.roll(tables, -r, axis=1) for r in range(seats)]
     bot_ix: IntArray = np.concatenate(rotations).astype(np.int64)
     block: IntArray = np.tile(np.arange(blocks, dtype=np.int64), seats)

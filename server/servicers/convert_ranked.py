@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from hamlet.v1 import arena_pb2
 from server.elo import BotRating
-from server.ratings.intervals import ANCHOR_BOT, ANCHOR_RATING
+from server.ratings import livescale
+from server.ratings.intervals import ANCHOR_BOT, ANCHOR_RATING, MEAN_RATING
 from server.servicers.convert_consent import _iso, time_control
 from server.services.headtohead import TestStatus
 from server.services.ladder import LadderStatus
@@ -20,17 +21,30 @@ def leaderboard(
     version_lines: bool = False,
     rated: TimeControl | None = None,
 ) -> arena_pb2.Leaderboard:
-    """A game's published rating (when given), its live Elo table and the time control its
-    rated matches are played at (when given)."""
+    """A game's published rating (when given), its live Elo table (shifted onto the published
+    scale, see :mod:`server.ratings.livescale`) and the time control its rated matches are
+    played at (when given).
+
+    Lines come group by group (group 0 first), best first within a group; ``position`` counts
+    within the group, since no order across groups is claimed. The anchor named is the line
+    that fixes group 0's scale (none when every group is anchored on its mean).
+    """
     shown = (
         () if published is None else published.lines if version_lines else published.latest_only()
     )
-    return arena_pb2.Leaderboard(
-        game=game_name,
-        rules_version=published.rules_version if published else "",
-        lines=[
+    anchor = next((vl for vl in shown if vl.line.anchor), None)
+    # the live table follows the published one's anchoring (before any fit: random's)
+    shift = livescale.offset({r.bot: r.rating for r in lines}, anchor is not None or not shown)
+    # groups numbered 0.. among the lines shown (a group of older versions only drops out)
+    number = {g: i for i, g in enumerate(sorted({vl.line.group for vl in shown}))}
+    positions: dict[int, int] = {}
+    rated_lines = []
+    for vl in shown:
+        group = number[vl.line.group]
+        position = positions[group] = positions.get(group, 0) + 1
+        rated_lines.append(
             arena_pb2.RatedLine(
-                position=i + 1,
+                position=position,
                 bot_name=vl.bot,
                 version=vl.version,
                 rating=vl.line.rating,
@@ -42,17 +56,27 @@ def leaderboard(
                 average_place=vl.line.average_place,
                 provisional=vl.line.provisional,
                 other_versions=list(vl.other_versions),
+                group=group,
+                open_low=vl.line.open_low,
+                open_high=vl.line.open_high,
+                anchor=vl.line.anchor,
+                joint_rank_low=vl.line.joint_rank_low,
+                joint_rank_high=vl.line.joint_rank_high,
             )
-            for i, vl in enumerate(shown)
-        ],
+        )
+    return arena_pb2.Leaderboard(
+        game=game_name,
+        rules_version=published.rules_version if published else "",
+        lines=rated_lines,
+        groups=len(positions),
         seat_advantages=[
             arena_pb2.SeatAdvantage(players=a.k, seat=a.seat, elo=a.elo, low=a.low, high=a.high)
             for a in (published.seats if published else ())
         ],
         matches=published.matches if published else 0,
         blocks=published.blocks if published else 0,
-        anchor_bot=ANCHOR_BOT,
-        anchor_rating=ANCHOR_RATING,
+        anchor_bot=anchor.bot if anchor else ("" if shown else ANCHOR_BOT),
+        anchor_rating=anchor.line.rating if anchor else (MEAN_RATING if shown else ANCHOR_RATING),
         time_control=time_control(rated) if rated else None,
         fitted_results=published.matches if published else 0,
         fitted_at=_iso(published.fitted_at) if published else "",
@@ -61,7 +85,7 @@ def leaderboard(
             arena_pb2.LeaderboardEntry(
                 position=i + 1,
                 bot_name=r.bot,
-                rating=r.rating,
+                rating=r.rating + shift,
                 games=r.games,
                 wins=r.wins,
                 draws=r.draws,

@@ -46,18 +46,41 @@ class Published:
     results_recorded: int = 0
 
     def latest_only(self) -> tuple[VersionLine, ...]:
-        """Each bot's line at its latest rated version, rank ranges among these lines."""
+        """Each bot's line at its latest rated version, rank ranges among these lines.
+
+        Per-line ranges compare the shown intervals within each group; joint ranges count the
+        orders the full table claimed among the shown lines (claims that hold for every pair of
+        versions at once still hold for any subset of them).
+        """
         latest: dict[str, int] = {}
         for vl in self.lines:
             latest[vl.bot] = max(latest.get(vl.bot, 0), vl.version)
         shown = [vl for vl in self.lines if vl.version == latest[vl.bot]]
-        ranks = intervals.rank_ranges(
-            np.array([vl.line.low for vl in shown]), np.array([vl.line.high for vl in shown])
-        )
-        return tuple(
-            replace(vl, line=replace(vl.line, rank_low=lo, rank_high=hi))
-            for vl, (lo, hi) in zip(shown, ranks, strict=True)
-        )
+        out: list[VersionLine] = []
+        for group in sorted({vl.line.group for vl in shown}):
+            members = [vl for vl in shown if vl.line.group == group]
+            ranks = intervals.rank_ranges(
+                np.array([vl.line.low for vl in members]),
+                np.array([vl.line.high for vl in members]),
+            )
+            keys = {vl.line.bot for vl in members}
+            beaten_by = dict.fromkeys(keys, 0)
+            for vl in members:
+                for name in vl.line.above:
+                    if name in keys:
+                        beaten_by[name] += 1
+            for vl, (lo, hi) in zip(members, ranks, strict=True):
+                above = tuple(name for name in vl.line.above if name in keys)
+                line = replace(
+                    vl.line,
+                    rank_low=lo,
+                    rank_high=hi,
+                    joint_rank_low=1 + beaten_by[vl.line.bot],
+                    joint_rank_high=len(members) - len(above),
+                    above=above,
+                )
+                out.append(replace(vl, line=line))
+        return tuple(out)
 
 
 def split_version(key: str) -> tuple[str, int]:

@@ -75,3 +75,22 @@ def test_the_fit_is_refitted_when_results_arrive(running: Running) -> None:
     assert (first.matches, later.matches) == (4, 20)
     width = {b.matches: max(x.high - x.low for x in b.lines) for b in (first, later)}
     assert width[20] < width[4]  # more blocks, a narrower interval
+
+
+def test_bots_that_never_met_are_published_as_groups(running: Running) -> None:
+    """Two fields that never shared a table: two groups, ranks counted within each, and the
+    joint rank ranges and anchor flags filled in."""
+    bots = ("random", "alpha", "beta", "gamma")
+    fakeworker.announce(running.worker_channel, ["toy"], bots=bots)
+    _play(running, ["random", "alpha"], rounds=4)
+    _play(running, ["beta", "gamma"], rounds=4, seed=2)
+    board = running.arena.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="toy"))
+    group = {line.bot_name: line.group for line in board.lines}
+    assert board.groups == 2 and sorted(group.values()) == [0, 0, 1, 1]
+    assert group["random"] == group["alpha"] == 0 and group["beta"] == group["gamma"] == 1
+    for line in board.lines:
+        assert 1 <= line.rank_low <= line.rank_high <= 2
+        assert 1 <= line.joint_rank_low <= line.joint_rank_high <= 2
+        assert line.position in (1, 2)
+    anchors = [line.bot_name for line in board.lines if line.anchor]
+    assert anchors == ([board.anchor_bot] if board.anchor_bot else [])

@@ -45,8 +45,20 @@ def test_the_leaderboard_shows_intervals_rank_ranges_and_provisional_marks(site:
     assert board.lines, "the tournament was rated"
     for line in board.lines:
         assert f"{line.bot_name}</a>@{line.version}" in html
-        assert f"{line.low:.0f} – {line.high:.0f}" in html
+        if line.anchor:  # fixed by definition: no zero-width interval
+            shown = "anchor"
+        elif line.open_high and line.open_low:
+            shown = "no bound yet"
+        elif line.open_high:  # never beaten: a lower bound, open above
+            shown = f"≥ {line.low:.0f}, open above"
+        elif line.open_low:
+            shown = f"≤ {line.high:.0f}, open below"
+        else:
+            shown = f"{line.low:.0f} – {line.high:.0f}"
+        assert shown in html
+    assert "inf" not in html.replace("information", "")
     assert "95% interval" in html and "Rank range" in html and "Seat advantages" in html
+    assert "Joint rank" in html
     assert ("provisional" in html) == any(ln.provisional for ln in board.lines)
     assert "1000 ms per decision, with a 10000 ms bank" in html  # the rated time control
 

@@ -52,7 +52,8 @@ def test_two_bots_six_wins_of_eight_by_hand() -> None:
 
 def test_a_tie_is_one_stage_of_the_tied_group() -> None:
     """Three bots; in every game a wins and b, c tie behind: b and c must come out equal, and
-    each tie stage's likelihood is exp(u_b + u_c) / (e^u_b + e^u_c)^2."""
+    each tie stage's likelihood is exp(u_b + u_c) / (e^u_b + e^u_c)^2. a is never beaten, so
+    its line is a lower bound (open above)."""
     results = [
         Result(rotation, tuple(0 if x == "a" else 1 for x in rotation), f"blk{i}")
         for i in range(4)
@@ -60,7 +61,10 @@ def test_a_tie_is_one_stage_of_the_tied_group() -> None:
     ]
     board = _board(results)
     assert board["b"] == pytest.approx(board["c"], abs=1e-6)
-    assert board["a"] > board["b"] + 300
+    assert board["a"] > board["b"] + 50
+    packed = pack(results)
+    lines = {x.bot: x for x in table(packed, fit(packed), sandwich(packed, fit(packed)))}
+    assert lines["a"].open_high and lines["a"].provisional and lines["a"].low == board["a"]
 
 
 def test_shuffling_the_results_changes_nothing() -> None:
