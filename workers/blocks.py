@@ -24,6 +24,7 @@ from contextlib import AbstractContextManager
 from typing import Protocol
 
 from workers.clients import SeatClients
+from workers.leases import ClaimKeeper, renew_interval
 from workers.metrics import MatchOutcome, WorkerMetrics
 from workers.model import InfrastructureError, MatchPlan, MatchRecord
 from workers.play import Seats, play_plan
@@ -52,6 +53,10 @@ class BlockHost(Protocol):
         self, records: Sequence[MatchRecord], voids: Sequence[tuple[str, str]], worker_id: str
     ) -> Mapping[str, _Answer]:
         """Report the block's played and voided matches."""
+        ...
+
+    def renew(self, match_ids: Sequence[str], worker_id: str) -> Mapping[str, bool]:
+        """Renew the claims of the block's unreported matches (one match's lease each)."""
         ...
 
 
@@ -87,9 +92,13 @@ def execute_block(
         else:
             plans[c.match_id] = c.plan
     pool = seats.block() if isinstance(seats, SeatClients) else contextlib.nullcontext()
+    lease_s = min((c.lease_s for c in claims if c.match_id in plans), default=0.0)
+    keeper = ClaimKeeper(
+        lambda ids: host.renew(ids, worker_id), list(plans), renew_interval(lease_s)
+    )
     try:
-        with pool:
-            _play(plans, seats, clock, reraise, per_match, records, voids)
+        with pool, keeper.running():
+            _play(plans, seats, clock, reraise, per_match, records, voids, keeper)
     except reraise:
         done = {r.match_id for r in records} | {m for m, _ in voids}
         voids += [
@@ -98,6 +107,10 @@ def execute_block(
         _report(host, records, voids, plans, worker_id, metrics, outcomes)
         raise
     _report(host, records, voids, plans, worker_id, metrics, outcomes)
+    for match_id in plans:
+        if match_id not in outcomes:  # its claim was lost before it was played
+            outcomes[match_id] = MatchOutcome.GONE
+            metrics.outcome(plans[match_id].game, MatchOutcome.GONE)
     for match_id, outcome in outcomes.items():
         if outcome in (MatchOutcome.GONE, MatchOutcome.ALREADY_FINAL) and match_id not in plans:
             metrics.outcome("", outcome)
@@ -112,9 +125,17 @@ def _play(
     per_match: Callable[[MatchPlan], AbstractContextManager[None]],
     records: list[MatchRecord],
     voids: list[tuple[str, str]],
+    keeper: ClaimKeeper,
 ) -> None:
-    """Play the claimed matches in order, appending to ``records`` and ``voids``."""
-    for match_id, plan in plans.items():
+    """Play the claimed matches in order, appending to ``records`` and ``voids``; the claims
+    are renewed before each match but the first (and by ``keeper``'s thread meanwhile), and
+    a match whose claim was lost is not played (:mod:`workers.leases`)."""
+    for i, (match_id, plan) in enumerate(plans.items()):
+        if i:
+            keeper.renew_now()
+        if match_id in keeper.lost:
+            log.warning("match %s not played: its claim was lost", match_id)
+            continue
         try:
             with per_match(plan):
                 records.append(play_plan(plan, seats, clock, reraise))

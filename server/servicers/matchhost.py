@@ -189,8 +189,10 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
     def ClaimBlock(
         self, request: worker_pb2.ClaimBlockRequest, context: grpc.ServicerContext
     ) -> worker_pb2.ClaimBlockResponse:
+        # The worker's deadline travels with the call: a claim it no longer waits for is
+        # rolled back inside the transaction rather than committed for nobody.
         claims = self.matches.claim_block(
-            list(request.match_ids), request.worker_id, request.task_id
+            list(request.match_ids), request.worker_id, request.task_id, context.time_remaining
         )
         self.metrics.sightings.seen(request.worker_id)
         return worker_pb2.ClaimBlockResponse(
@@ -206,7 +208,21 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
                     ),
                 )
                 for match_id, claim, why in claims
-            ]
+            ],
+            lease_seconds=self.matches.lease.total_seconds(),
+        )
+
+    @unary
+    def RenewClaims(
+        self, request: worker_pb2.RenewClaimsRequest, context: grpc.ServicerContext
+    ) -> worker_pb2.RenewClaimsResponse:
+        renewed = self.matches.renew(
+            [(lease.match_id, lease.attempt_token) for lease in request.leases],
+            request.worker_id,
+        )
+        self.metrics.sightings.seen(request.worker_id)
+        return worker_pb2.RenewClaimsResponse(
+            renewed=[ok for _, ok in renewed], lease_seconds=self.matches.lease.total_seconds()
         )
 
     @unary

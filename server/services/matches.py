@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from server.services import publication
 from server.services import validation as v
 from server.services.errors import (
+    DeadlineExceededError,
     FailedPreconditionError,
     InvalidArgumentError,
     NotFoundError,
@@ -79,6 +80,7 @@ class MatchService:
         queue_timeout_seconds: float = 300.0,
         max_attempts: int = 5,
         now: Callable[[], datetime] | None = None,
+        max_infra_retries: int = 10,
         feed: TournamentFeed | None = None,
     ) -> None:
         self.store = store
@@ -88,6 +90,7 @@ class MatchService:
         self.lease = timedelta(seconds=lease_seconds)
         self.queue_timeout = timedelta(seconds=queue_timeout_seconds)
         self.max_attempts = max_attempts
+        self.max_infra_retries = max_infra_retries
         self.now = now or utcnow
         #: Called with a tournament id when one of its matches became final (a Swiss
         #: tournament pairs its next round then).
@@ -118,9 +121,7 @@ class MatchService:
         seed is final (the rule is :mod:`server.services.publication`)."""
         return publication.published(self.store, match)
 
-    def claim(
-        self, match_id: str, worker_id: str, task_id: str = "", lease_factor: int = 1
-    ) -> Claim:
+    def claim(self, match_id: str, worker_id: str, task_id: str = "") -> Claim:
         """Lease a match to a new attempt with a fresh attempt token (the attempt is counted
         here). A final match is handed back with ``already_final`` (the worker acks its task
         and stops); a redelivered running match is leased again (the earlier attempt's token
@@ -139,17 +140,24 @@ class MatchService:
         claimed = self.store.claim_match(
             match_id,
             worker_id[:128],
-            now + self.lease * lease_factor,
+            now + self.lease,
             attempt_digest(token),
             task_id,
             now,
         )
         if claimed is not None:
-            if claimed.queued_at is not None:
-                self._observe("dispatch", (now - claimed.queued_at).total_seconds())
-            if self.on_claimed is not None and claimed.rotation == 0:  # once per block
-                self.on_claimed(worker_id, match_id)
-            return Claim(claimed, already_final=False, attempt_token=token)
+            return self._claimed(claimed, worker_id, token, now)
+        return self._not_claimed(match_id, task_id)
+
+    def _claimed(self, claimed: MatchRecord, worker_id: str, token: str, now: datetime) -> Claim:
+        if claimed.queued_at is not None:
+            self._observe("dispatch", (now - claimed.queued_at).total_seconds())
+        if self.on_claimed is not None and claimed.rotation == 0:  # once per block
+            self.on_claimed(worker_id, claimed.match_id)
+        return Claim(claimed, already_final=False, attempt_token=token)
+
+    def _not_claimed(self, match_id: str, task_id: str) -> Claim:
+        """Why a claim changed nothing: final (handed back), or FailedPreconditionError."""
         match = self.get(match_id)
         if match.status.final:
             return Claim(match, already_final=True)
@@ -240,21 +248,79 @@ class MatchService:
                 self.on_final(tournament_id)
 
     def claim_block(
-        self, match_ids: Sequence[str], worker_id: str, task_id: str = ""
+        self,
+        match_ids: Sequence[str],
+        worker_id: str,
+        task_id: str = "",
+        deadline: Callable[[], float | None] = lambda: None,
     ) -> list[tuple[str, Claim | None, str]]:
-        """Claim a block's matches: (id, claim, "") for each claimed or final one, (id,
-        None, why) for one this attempt must not play (cancelled, held elsewhere, unknown)."""
+        """Claim a block's matches in one transaction: (id, claim, "") for each claimed or
+        final one, (id, None, why) for one this attempt must not play (cancelled, held
+        elsewhere, unknown). Each claim is leased for one lease (not one per match of the
+        block); the worker renews its claims while it plays (:meth:`renew`).
+
+        ``deadline``: seconds the caller still waits (None: no deadline), asked last inside
+        the transaction: past it, the transaction is rolled back and DeadlineExceededError
+        raised, so a claim nobody waits for any more counts no attempt and holds nothing."""
         if not 1 <= len(match_ids) <= MAX_BLOCK:
             raise InvalidArgumentError(f"a block has 1 to {MAX_BLOCK} matches")
-        out: list[tuple[str, Claim | None, str]] = []
-        for match_id in match_ids:
+        v.worker_id(worker_id)
+        if len(task_id) > 64:
+            raise InvalidArgumentError("task_id is longer than 64 characters")
+        now = self.now()
+        out: dict[str, tuple[Claim | None, str]] = {}
+        wanted: list[tuple[str, datetime, str]] = []
+        tokens: dict[str, str] = {}
+        for match_id in dict.fromkeys(match_ids):
             try:
-                # The block is played in one go: each claim lasts for all its matches.
-                claim = self.claim(match_id, worker_id, task_id, lease_factor=len(match_ids))
-                out.append((match_id, claim, ""))
+                match = self.get(match_id)
+            except NotFoundError as exc:
+                out[match_id] = (None, str(exc))
+                continue
+            if match.status is MatchStatus.CANCELLED:
+                out[match_id] = (None, f"match {match_id} was cancelled")
+            elif match.status.final:
+                out[match_id] = (Claim(match, already_final=True), "")
+            else:
+                tokens[match_id] = secrets.token_urlsafe(24)
+                wanted.append((match_id, now + self.lease, attempt_digest(tokens[match_id])))
+
+        def still_wanted() -> None:
+            left = deadline()
+            if left is not None and left <= 0:
+                raise DeadlineExceededError(
+                    "the worker stopped waiting for this claim before it could be committed; "
+                    "nothing was claimed (the match stays queued)"
+                )
+
+        claimed = self.store.claim_matches(wanted, worker_id[:128], task_id, now, still_wanted)
+        for (match_id, _, _), record in zip(wanted, claimed, strict=True):
+            if record is not None:
+                out[match_id] = (self._claimed(record, worker_id, tokens[match_id], now), "")
+                continue
+            try:
+                out[match_id] = (self._not_claimed(match_id, task_id), "")
             except (FailedPreconditionError, NotFoundError) as exc:
-                out.append((match_id, None, str(exc)))
-        return out
+                out[match_id] = (None, str(exc))
+        return [(match_id, *out[match_id]) for match_id in match_ids]
+
+    def renew(self, leases: Sequence[tuple[str, str]], worker_id: str) -> list[tuple[str, bool]]:
+        """Renew the leases of (match id, attempt token) a worker still holds, each to one
+        lease from now (a worker renews its block's unreported matches every quarter lease
+        while it plays); whether each was renewed (False: the claim expired or was taken
+        over: the worker should not play it)."""
+        v.worker_id(worker_id)
+        if not 1 <= len(leases) <= MAX_BLOCK:
+            raise InvalidArgumentError(f"a renewal names 1 to {MAX_BLOCK} matches")
+        now = self.now()
+        wanted = []
+        for match_id, token in leases:
+            v.identifier("match_id", match_id)
+            if not token or len(token) > 128:
+                raise InvalidArgumentError("each renewal carries its claim's attempt token")
+            wanted.append((match_id, attempt_digest(token), now + self.lease))
+        renewed = self.store.renew_leases(wanted, now)
+        return [(match_id, ok) for (match_id, _), ok in zip(leases, renewed, strict=True)]
 
     def void(self, match_id: str, reason: str, attempt_token: str) -> MatchStatus | None:
         """An infrastructure fault: queue the match again (or fail it after too many tries).
@@ -266,7 +332,16 @@ class MatchService:
         reason = strip_nul(reason) or "voided"
         with self.feed.recording(match.tournament_id):
             status = self.store.void_attempt(
-                match_id, reason, self.max_attempts, attempt_hash=digest
+                match_id,
+                reason,
+                self.max_attempts,
+                attempt_hash=digest,
+                infra_limit=self.max_infra_retries,
+                failed_reason=(
+                    f"failed: voided {self.max_infra_retries} times by infrastructure faults "
+                    "of workers, never played to a result (HAMLET_MAX_INFRA_RETRIES); the "
+                    f"last: {reason}"
+                ),
             )
             if status is MatchStatus.FAILED:
                 self.feed.publish(match.tournament_id, [self.get(match_id)])
@@ -308,16 +383,15 @@ class MatchService:
     def _log_void(self, match: MatchRecord, reason: str, status: MatchStatus | None) -> None:
         if status is MatchStatus.FAILED:
             log.warning(
-                "match %s failed after %d attempts: %s",
+                "match %s failed after %d infrastructure voids: %s",
                 match.match_id,
-                match.attempts,
+                self.max_infra_retries,
                 reason[:200],
             )
         elif status is MatchStatus.QUEUED:
             log.info(
-                "match %s voided (attempt %d): %s; queued again",
+                "match %s voided by its worker (not counted as an attempt): %s; queued again",
                 match.match_id,
-                match.attempts,
                 reason[:200],
             )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from sqlalchemy import and_, func, insert, or_, select, update
@@ -78,6 +78,59 @@ class MatchesPart(MatchReadsPart):
         task_id: str = "",
         now: datetime | None = None,
     ) -> MatchRecord | None:
+        with self._tx() as s:
+            return self._claim(s, match_id, worker_id, lease_until, attempt_hash, task_id, now)
+
+    def claim_matches(
+        self,
+        claims: Sequence[tuple[str, datetime, str]],
+        worker_id: str,
+        task_id: str,
+        now: datetime,
+        before_commit: Callable[[], None] = lambda: None,
+    ) -> list[MatchRecord | None]:
+        """Claim (match id, lease until, attempt hash) for each match of a block in one
+        transaction; ``before_commit`` runs last inside it and may raise to roll it all back
+        (the caller gave up waiting: no attempt counted, no claim left)."""
+        with self._tx() as s:
+            out = [
+                self._claim(s, match_id, worker_id, lease_until, digest, task_id, now)
+                for match_id, lease_until, digest in claims
+            ]
+            before_commit()
+            return out
+
+    def renew_leases(
+        self, leases: Sequence[tuple[str, str, datetime]], now: datetime
+    ) -> list[bool]:
+        """Move the lease of each (match id, attempt hash, lease until) that this attempt
+        still holds (RUNNING, same attempt, lease not yet over); whether each was."""
+        with self._tx() as s:
+            out = []
+            for match_id, digest, lease_until in leases:
+                res = s.execute(
+                    update(m.Match)
+                    .where(
+                        m.Match.id == match_id,
+                        m.Match.status == MatchStatus.RUNNING.value,
+                        m.Match.attempt_hash == digest,
+                        m.Match.lease_until >= now,
+                    )
+                    .values(lease_until=lease_until)
+                )
+                out.append(rowcount(res) == 1)
+            return out
+
+    def _claim(
+        self,
+        s: Session,
+        match_id: str,
+        worker_id: str,
+        lease_until: datetime,
+        attempt_hash: str,
+        task_id: str,
+        now: datetime | None,
+    ) -> MatchRecord | None:
         running = select(m.Tournament.id).where(
             m.Tournament.status == TournamentStatus.RUNNING.value
         )
@@ -105,23 +158,22 @@ class MatchesPart(MatchReadsPart):
             claimable.append(
                 m.Match.status.in_([MatchStatus.QUEUED.value, MatchStatus.RUNNING.value])
             )
-        with self._tx() as s:
-            res = s.execute(
-                update(m.Match)
-                .where(*claimable)
-                .values(
-                    status=MatchStatus.RUNNING.value,
-                    claimed_by=worker_id,
-                    lease_until=lease_until,
-                    attempt_hash=attempt_hash,
-                    attempts=m.Match.attempts + 1,
-                    claim_task=task_id[:64] or None,
-                )
+        res = s.execute(
+            update(m.Match)
+            .where(*claimable)
+            .values(
+                status=MatchStatus.RUNNING.value,
+                claimed_by=worker_id,
+                lease_until=lease_until,
+                attempt_hash=attempt_hash,
+                attempts=m.Match.attempts + 1,
+                claim_task=task_id[:64] or None,
             )
-            if rowcount(res) != 1:
-                return None
-            row = s.get(m.Match, match_id)
-            return None if row is None else self._match_record(s, row)
+        )
+        if rowcount(res) != 1:
+            return None
+        row = s.get(m.Match, match_id)
+        return None if row is None else self._match_record(s, row)
 
     def attempt_hash(self, match_id: str) -> str | None:
         with self._tx() as s:
@@ -226,6 +278,8 @@ class MatchesPart(MatchReadsPart):
         max_attempts: int,
         lease_expired_by: datetime | None = None,
         attempt_hash: str | None = None,
+        infra_limit: int | None = None,
+        failed_reason: str = "",
     ) -> MatchStatus | None:
         # Conditional UPDATEs, never read-modify-write: a report that finalizes the match
         # between a read and a write must not be undone (a finished match put back in the
@@ -241,13 +295,30 @@ class MatchesPart(MatchReadsPart):
                 m.Match.status == MatchStatus.RUNNING.value,
                 m.Match.attempt_hash == attempt_hash,
             ]
-        cleared = {"void_reason": reason[:2000], "claimed_by": None, "lease_until": None}
+        cleared: dict[str, object] = {
+            "void_reason": reason[:2000],
+            "claimed_by": None,
+            "lease_until": None,
+        }
+        if infra_limit is not None:
+            # An infrastructure void: no bot could have lost this attempt, so it is given
+            # back, and counted among the match's infrastructure retries instead.
+            exhausted = m.Match.infra_retries + 1 >= infra_limit
+            cleared |= {
+                "attempts": m.Match.attempts - 1,  # >= 1: the void's claim counted one
+                "infra_retries": m.Match.infra_retries + 1,
+            }
+        else:
+            exhausted = m.Match.attempts >= max_attempts
         with self._record_lock, self._tx() as s:
             now = utcnow()
+            values = dict(cleared)
+            if failed_reason:
+                values["void_reason"] = failed_reason[:2000]
             failed = s.execute(
                 update(m.Match)
-                .where(*open_match, m.Match.attempts >= max_attempts)
-                .values(status=MatchStatus.FAILED.value, finished_at=now, **cleared)
+                .where(*open_match, exhausted)
+                .values(status=MatchStatus.FAILED.value, finished_at=now, **values)
             )
             if rowcount(failed):
                 tournament_id = s.scalar(
