@@ -107,7 +107,6 @@ class World:
             attempt_token=claim.attempt_token,
         )
 
-
     def claimed_lease(self) -> worker_pb2.RenewClaimsRequest:
         match_id = self.queued_match()
         claim = self.worker.ClaimMatch(worker_pb2.ClaimMatchRequest(match_id=match_id))
