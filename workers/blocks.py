@@ -27,6 +27,7 @@ from workers.clients import SeatClients
 from workers.leases import ClaimKeeper, renew_interval
 from workers.metrics import MatchOutcome, WorkerMetrics
 from workers.model import InfrastructureError, MatchPlan, MatchRecord
+from workers.pause import WorkerPausedError
 from workers.play import Seats, play_plan
 from workers.reporting import BlockClaim
 from workers.runner import Clock
@@ -107,6 +108,9 @@ def execute_block(
         _report(host, records, voids, plans, worker_id, metrics, outcomes)
         raise
     _report(host, records, voids, plans, worker_id, metrics, outcomes)
+    for _, reason in voids:
+        if reason.startswith(WorkerPausedError.__name__):
+            metrics.pauses.inc()
     for match_id in plans:
         if match_id not in outcomes:  # its claim was lost before it was played
             outcomes[match_id] = MatchOutcome.GONE
