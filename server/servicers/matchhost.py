@@ -11,10 +11,11 @@ from server.metrics import ServerMetrics
 from server.servicers.errors import unary
 from server.services import validation as v
 from server.services.bots import BotService, BuiltinBot
+from server.services.claims import MAX_BLOCK, Claim
 from server.services.dispatch import Dispatcher
 from server.services.errors import InvalidArgumentError, ServiceError
 from server.services.hygiene import strip_nul
-from server.services.matches import MAX_BLOCK, Claim, MatchService, Report
+from server.services.matches import MatchService, Report
 from server.services.remote_bots import Pin, RemoteBotService
 from server.services.seattraces import MAX_TRACE_BYTES
 from server.storage import (
