@@ -161,7 +161,9 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
     def ClaimMatch(
         self, request: worker_pb2.ClaimMatchRequest, context: grpc.ServicerContext
     ) -> worker_pb2.ClaimMatchResponse:
-        claim = self.matches.claim(request.match_id, request.worker_id, request.task_id)
+        claim = self.matches.claim(
+            request.match_id, request.worker_id, request.task_id, context.time_remaining
+        )
         self.metrics.sightings.seen(request.worker_id)
         pins = self._pins(claim)
         return worker_pb2.ClaimMatchResponse(
