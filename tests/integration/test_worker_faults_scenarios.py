@@ -145,12 +145,11 @@ def _descendants(pids: list[int]) -> set[int]:
     return found
 
 
-def _summary(stack: Stack, tid: str, scenario: str, recovered_s: float) -> None:
+def _summary(stack: Stack, tid: str, scenario: str, recovery: str) -> None:
     t = stack.status(tid)
     print(
         f"\n{scenario}: {t.matches_total} matches planned, {t.matches_finished} recorded, "
-        f"{t.matches_failed} FAILED, {_forfeits(stack, tid)} forfeits; "
-        f"recovered in {recovered_s:.1f} s"
+        f"{t.matches_failed} FAILED, {_forfeits(stack, tid)} forfeits; {recovery}"
     )
 
 
@@ -166,9 +165,14 @@ def test_a_worker_whose_sandbox_check_fails_takes_no_match(stack: Stack) -> None
         started = time.monotonic()
         tid, total = _tournament(stack, ["random", *bots])
         wait_until(lambda: stack.settled(tid), 300, "the tournament")
-        _summary(stack, tid, "sandbox check failing beside a healthy worker", 0.0)
+        took = time.monotonic() - started
+        _summary(
+            stack,
+            tid,
+            "sandbox check failing beside a healthy worker",
+            f"nothing to recover: all played by the healthy worker in {took:.1f} s",
+        )
         print(f"  broken worker's /healthz: {status} {why.strip()}")
-        print(f"  all played by the healthy worker in {time.monotonic() - started:.1f} s")
         stack.recorded_once(tid, total)
         assert "Task hamlet.play_block" not in broken.output(), "the broken worker took a task"
         assert _health(healthy)[0] == 200
@@ -205,8 +209,13 @@ def test_redis_restarted_under_running_blocks_stalls_no_claim(stack: Stack) -> N
         )
         recovered = time.monotonic() - started
         wait_until(lambda: stack.settled(tid), 300, "the tournament")
-        _summary(stack, tid, "Redis restarted empty under running blocks", recovered)
-        print(f"  {len(playing)} matches were running; lease {stack.bound.lease:.0f} s")
+        _summary(
+            stack,
+            tid,
+            "Redis restarted empty under running blocks",
+            f"the {len(playing)} running matches final {recovered:.1f} s after the restart, "
+            f"each by its first attempt (lease {stack.bound.lease:.0f} s, never waited out)",
+        )
         stack.recorded_once(tid, total)
         # Played to the end by the attempt that held them: no lease ran out, no new attempt.
         attempts = {m.match_id: m.attempts for m in _matches(stack, tid) if m.match_id in playing}
@@ -239,8 +248,14 @@ def test_a_sigstopped_worker_voids_the_match_and_nobody_forfeits(stack: Stack) -
             os.kill(pid, signal.SIGCONT)
         started = time.monotonic()
         wait_until(lambda: stack.settled(tid), 300, "the tournament")
-        _summary(stack, tid, "worker pool SIGSTOPped for 6 s (decision 0.3 s + bank 3 s)", 0.0)
-        print(f"  played to the end {time.monotonic() - started:.1f} s after SIGCONT")
+        voided = worker.output().count("the worker was paused for")
+        _summary(
+            stack,
+            tid,
+            "worker pool SIGSTOPped for 6 s (decision 0.3 s + bank 3 s)",
+            f"{voided} voided for the pause and played again; all recorded "
+            f"{time.monotonic() - started:.1f} s after SIGCONT",
+        )
         stack.recorded_once(tid, total)
         assert _forfeits(stack, tid) == 0
         assert "the worker was paused for" in worker.output(), "no match was voided for a pause"
