@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import sqlite3
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -264,3 +266,38 @@ def test_a_sigstopped_worker_voids_the_match_and_nobody_forfeits(stack: Stack) -
         raise
     finally:
         worker.stop()
+
+
+def test_a_sandbox_that_comes_back_brings_its_queues_back(stack: Stack) -> None:
+    from workers.sandbox_layout import bwrap_path
+
+    real = bwrap_path()
+    assert real is not None
+    # Missing at start (the check fails), in a directory the sandbox's own uid can reach.
+    place = Path(tempfile.mkdtemp(prefix="hamlet-bwrap-"))
+    place.chmod(0o755)
+    link = place / "bwrap"
+    worker = _worker(stack, "w1", HAMLET_BWRAP=str(link))
+    try:
+        wait_until(lambda: _health(worker)[0] == 503, 60, "the worker to say it is unhealthy")
+        link.symlink_to(real)  # the sandbox is back
+        started = time.monotonic()
+        wait_until(lambda: _health(worker)[0] == 200, 120, "the worker to consume again")
+        back = time.monotonic() - started
+        bots = [_submit(stack, f"up{i}", EXAMPLE.read_text()) for i in range(2)]
+        tid, total = _tournament(stack, bots)
+        wait_until(lambda: stack.settled(tid), 300, "the tournament")
+        _summary(
+            stack,
+            tid,
+            "sandbox back after a failed check",
+            f"consuming again {back:.1f} s after it came back ({_health(worker)[1].strip()})",
+        )
+        stack.recorded_once(tid, total)
+        assert "consuming matches again" in worker.output()
+    except BaseException:
+        print(worker.output()[-5000:])
+        raise
+    finally:
+        worker.stop()
+        shutil.rmtree(place, ignore_errors=True)
