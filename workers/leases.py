@@ -61,6 +61,12 @@ class ClaimKeeper:
         with self._lock:
             return frozenset(self._lost)
 
+    def forget(self, match_id: str) -> None:
+        """Stop renewing ``match_id`` (reported: the claim is over)."""
+        with self._lock:
+            if match_id in self._ids:
+                self._ids.remove(match_id)
+
     def renew_now(self) -> None:
         """Renew every claim not lost yet (one call)."""
         with self._lock:
