@@ -16,15 +16,15 @@ A worker whose check fails at start consumes only :func:`parking_queue` (a queue
 sends to) until a check passes, so it never takes a task it cannot play. ``HAMLET_BWRAP``
 naming a missing binary makes the check fail: how tests (and an operator) see the path.
 
-Pool children cache a passing check for their life and re-check a refused one after
-:data:`RECHECK_REFUSED_S` (:func:`current_report`), so a sandbox that came back is used.
+Pool children keep a passing check for their life and run a refused one again each time
+they need it (:func:`current_report`): a child never voids a match on a stale refusal while
+its main process, whose check passed again, consumes the queues once more.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -40,30 +40,25 @@ FIRST_RETRY_S = 5.0
 MAX_RETRY_S = 300.0
 #: How often a healthy worker checks that its sandbox and runtimes are still there.
 HEALTHY_RECHECK_S = 60.0
-#: A pool child re-checks a refused sandbox after this long.
-RECHECK_REFUSED_S = 5.0
-
 _lock = threading.Lock()
-_reports: dict[SandboxLimits, tuple[SandboxReport, float]] = {}
+_reports: dict[SandboxLimits, SandboxReport] = {}
 
 
 def remember(limits: SandboxLimits, report: SandboxReport) -> None:
     """Keep ``report`` as this process's latest check (children inherit it at fork)."""
     with _lock:
-        _reports[limits] = (report, time.monotonic())
+        _reports[limits] = report
 
 
 def current_report(
     limits: SandboxLimits, run: Callable[[SandboxLimits], SandboxReport] = check
 ) -> SandboxReport:
-    """The sandbox check: a passing one kept for the process's life, a refused one run
-    again once it is :data:`RECHECK_REFUSED_S` old."""
+    """The sandbox check: a passing one kept for the process's life, a refused one run again
+    (the sandbox may be back: a match is voided only on a refusal that still holds)."""
     with _lock:
         cached = _reports.get(limits)
-    if cached is not None:
-        report, at = cached
-        if report.plays_uploaded or time.monotonic() - at < RECHECK_REFUSED_S:
-            return report
+    if cached is not None and cached.plays_uploaded:
+        return cached
     report = run(limits)
     remember(limits, report)
     return report
