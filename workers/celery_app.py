@@ -13,7 +13,9 @@ metrics endpoint (``celeryd_after_setup``: logging is up, the pool not yet forke
 pool child announces the worker's built-in bots to the server (``worker_process_init``, in
 a background thread that retries while the server is not up yet, and announces again every
 minute: the server's count of workers seen) and is marked dead for
-the metrics when it exits (``worker_process_shutdown``).
+the metrics when it exits (``worker_process_shutdown``). Once the consumer runs
+(``worker_ready``), the main process keeps it on the queues this worker can run
+(:mod:`workers.capacity`), moving it with Celery's remote control (:class:`CeleryConsumer`).
 """
 
 from __future__ import annotations
