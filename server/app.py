@@ -255,6 +255,7 @@ def build_server(
             lease_seconds=settings.match_lease_seconds,
             queue_timeout_seconds=settings.queue_timeout_seconds,
             max_attempts=settings.max_match_attempts,
+            max_infra_retries=settings.max_infra_retries,
             feed=feed,
         ),
         accounts=AccountService(store, limiter=limiter),

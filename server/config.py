@@ -65,6 +65,9 @@ class Settings:
     queue_timeout_seconds: float = 300.0
     reaper_interval_seconds: float = 10.0
     max_match_attempts: int = 5
+    #: Infrastructure voids (a worker's fault) a match may have before it is FAILED; they are
+    #: not attempts (attempts count what a bot could have lost).
+    max_infra_retries: int = 10
     default_decision_time_ms: int = 1000
     #: The longest a legal match may take; a time control needing more is refused at creation.
     max_match_seconds: float = 0.0
@@ -188,6 +191,8 @@ class Settings:
                 "HAMLET_REPLAY_CACHE_BYTES must be 0 (no cache) to 1099511627776, "
                 f"not {self.replay_cache_bytes}"
             )
+        if self.max_infra_retries < 1:
+            raise ConfigError("HAMLET_MAX_INFRA_RETRIES must be at least 1")
         if not 0 <= self.dispatch_window <= 100_000:
             raise ConfigError(
                 f"HAMLET_DISPATCH_WINDOW must be 0 (sized from the workers) to 100000, "
@@ -298,6 +303,7 @@ class Settings:
                 "HAMLET_REAPER_INTERVAL_SECONDS", d.reaper_interval_seconds, float
             ),
             max_match_attempts=int(num("HAMLET_MAX_MATCH_ATTEMPTS", d.max_match_attempts)),
+            max_infra_retries=int(num("HAMLET_MAX_INFRA_RETRIES", d.max_infra_retries)),
             max_streams=int(num("HAMLET_MAX_STREAMS", d.max_streams)),
             max_anonymous_streams=int(num("HAMLET_MAX_ANONYMOUS_STREAMS", d.max_anonymous_streams)),
             max_streams_per_client=int(

@@ -65,6 +65,7 @@ def worker(argv: list[str]) -> int:
     _exit_with_parent()
     _prepare_multiproc_dir()
     from hamlet.queues import queues_served
+    from workers.capacity import HEALTH, assess, parking_queue
     from workers.celery_app import create_app
     from workers.config import ConfigError, WorkerConfig
     from workers.sandbox_check import available_runtimes
@@ -77,8 +78,16 @@ def worker(argv: list[str]) -> int:
         print(f"hamlet worker: {exc}", file=sys.stderr)
         return 2
     app = create_app(config)
-    # One queue per set of runtimes this worker has: it only receives matches it can run.
-    queues = queues_served(available_runtimes(config.sandbox_limits()))
+    # One queue per set of runtimes this worker has: it only receives matches it can run,
+    # and only while its sandbox check passes (workers.capacity).
+    wanted = queues_served(available_runtimes(config.sandbox_limits()))
+    capacity = assess(config.sandbox_limits(), wanted)
+    queues = list(capacity.queues) or [parking_queue(config.name)]
+    HEALTH.ok, HEALTH.detail = not capacity.why, capacity.why or "consuming " + ", ".join(queues)
+    if capacity.why:
+        print(f"hamlet worker: {capacity.why}; consuming {', '.join(queues)}", file=sys.stderr)
+    app.conf.hamlet_wanted_queues = wanted
+    app.conf.hamlet_consuming = list(capacity.queues)
     app.worker_main(
         [
             "worker",

@@ -13,7 +13,9 @@ metrics endpoint (``celeryd_after_setup``: logging is up, the pool not yet forke
 pool child announces the worker's built-in bots to the server (``worker_process_init``, in
 a background thread that retries while the server is not up yet, and announces again every
 minute: the server's count of workers seen) and is marked dead for
-the metrics when it exits (``worker_process_shutdown``).
+the metrics when it exits (``worker_process_shutdown``). Once the consumer runs
+(``worker_ready``), the main process keeps it on the queues this worker can run
+(:mod:`workers.capacity`), moving it with Celery's remote control (:class:`CeleryConsumer`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from celery import Celery, signals
 
 from bots import registry
 from workers import shutdown
+from workers.capacity import HEALTH, QueueSteward, current_report
 from workers.config import (
     BLOCK_MATCHES,
     MATCH_QUEUE,
@@ -40,7 +43,7 @@ from workers.config import (
     check_visibility_timeout,
 )
 from workers.reporting import Announced, CredentialRefusedError, HostUnavailableError
-from workers.sandbox_check import SandboxReport, available_runtimes, cached_check
+from workers.sandbox_check import SandboxReport, available_runtimes
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +61,11 @@ def create_app(config: WorkerConfig) -> Celery:
         task_soft_time_limit=config.match_soft_time_limit * BLOCK_MATCHES,
         broker_transport_options={"visibility_timeout": config.visibility_timeout},
         broker_connection_retry_on_startup=True,
-        # A lost broker connection re-delivers unacked tasks anyway: stop ours, not twice.
-        worker_cancel_long_running_tasks_on_connection_loss=True,
+        # A lost broker connection does not stop a running block: it is played to the end and
+        # reported over gRPC (which needs no broker), so its claims never wait out a lease; its
+        # message, redelivered or re-sent, then finds the matches final. (Cancelling it would
+        # leave every claim of the block to expire.)
+        worker_cancel_long_running_tasks_on_connection_loss=False,
         task_default_queue=MATCH_QUEUE,
         task_routes={
             PLAY_MATCH_TASK: {"queue": MATCH_QUEUE},
@@ -120,7 +126,7 @@ def builtin_bots() -> list[Announced]:
 
 def check_sandbox(config: WorkerConfig) -> SandboxReport:
     """Check the sandbox once; log the tier and, if uploaded bots are refused, why."""
-    report = cached_check(config.sandbox_limits())
+    report = current_report(config.sandbox_limits())
     for line in report.lines():
         log.info("sandbox: %s", line)
     if not report.plays_uploaded:
@@ -158,7 +164,7 @@ def announce(
     """Announce this worker's built-in bots and runtimes, retrying while the server is down."""
     rng = random.Random()
     bots = builtin_bots()
-    report = cached_check(config.sandbox_limits())
+    report = current_report(config.sandbox_limits())
     runtimes = available_runtimes(config.sandbox_limits()) if report.plays_uploaded else []
     for attempt in range(attempts):
         try:
@@ -201,9 +207,64 @@ def _on_worker_setup(instance: Any = None, **_: Any) -> None:
     from workers import metrics
 
     metrics.METRICS.tier(check_sandbox(worker_config(app)).tier.value)
-    port = metrics.serve(worker_config(app).metrics_port)
+    port = metrics.serve(worker_config(app).metrics_port, lambda: (HEALTH.ok, HEALTH.detail))
     if port >= 0:
         log.info("worker metrics on :%d/metrics", port)
+
+
+class CeleryConsumer:
+    """Moves this worker's own consumer with Celery's remote control (addressed to its
+    hostname alone; the consumer loop carries the change out)."""
+
+    def __init__(self, app: Celery, hostname: str) -> None:
+        self.app = app
+        self.hostname = hostname
+
+    def add(self, queue: str) -> bool:
+        """Start consuming ``queue``; whether the worker confirmed it."""
+        return self._control("add_consumer", queue)
+
+    def cancel(self, queue: str) -> bool:
+        """Stop consuming ``queue``; whether the worker confirmed it."""
+        return self._control("cancel_consumer", queue)
+
+    def _control(self, command: str, queue: str) -> bool:
+        try:
+            replies = getattr(self.app.control, command)(
+                queue, destination=[self.hostname], reply=True, timeout=10
+            )
+        except Exception as exc:  # the broker is away: the steward tries again
+            log.warning("%s %s failed: %s", command, queue, exc)
+            return False
+        return bool(replies)
+
+
+_steward_stop = threading.Event()
+
+
+@signals.worker_ready.connect
+def _on_worker_ready(sender: Any = None, **_: Any) -> None:
+    # In the main process once the consumer runs: keep it on the queues it can play.
+    app = getattr(sender, "app", None)
+    if not isinstance(app, Celery) or app.conf.get("hamlet_wanted_queues") is None:
+        return
+    from workers import metrics
+
+    steward = QueueSteward(
+        worker_config(app).sandbox_limits(),
+        app.conf.hamlet_wanted_queues,
+        app.conf.hamlet_consuming,
+        CeleryConsumer(app, str(getattr(sender, "hostname", ""))),
+        metrics.METRICS,
+    )
+    threading.Thread(
+        target=steward.run, args=(_steward_stop,), name="queue-steward", daemon=True
+    ).start()
+
+
+@signals.worker_shutting_down.connect
+def _on_worker_shutting_down(**_: Any) -> None:
+    _steward_stop.set()
 
 
 @signals.worker_process_init.connect

@@ -31,6 +31,7 @@ from games import Action, State, derive_seed
 from hamlet import codec
 from hamlet.channels import open_bot_channel
 from hamlet.v1 import bot_pb2_grpc, common_pb2
+from workers.capacity import current_report
 from workers.model import (
     BotError,
     BotKind,
@@ -41,7 +42,6 @@ from workers.model import (
     SeatPlan,
 )
 from workers.sandbox import SandboxedBot, SandboxError, SandboxLimits
-from workers.sandbox_check import cached_check
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 log = logging.getLogger(__name__)
@@ -300,7 +300,7 @@ class SeatClients:
         if seat.kind is BotKind.UPLOADED:
             if self._code is None:
                 raise InfrastructureError("this worker has no code cache for uploaded bots")
-            report = cached_check(self._limits)
+            report = current_report(self._limits)
             if not report.plays_uploaded:
                 raise InfrastructureError(
                     f"seat {seat.seat}: this worker refuses uploaded bots, its sandbox is "

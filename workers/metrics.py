@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import enum
 import os
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 from prometheus_client import (
     REGISTRY,
@@ -20,9 +24,10 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    make_wsgi_app,
     multiprocess,
-    start_http_server,
 )
+from prometheus_client.exposition import ThreadingWSGIServer
 
 from workers.model import BotKind, MatchPlan, MatchRecord
 
@@ -88,6 +93,30 @@ class WorkerMetrics:
             "Calls the server refused for this worker's credential (the worker then stops).",
             registry=registry,
         )
+        self.sandbox_ok = Gauge(
+            "hamlet_worker_sandbox_ok",
+            "1 while the worker's last sandbox check passed, 0 while it consumes nothing.",
+            registry=registry,
+            multiprocess_mode="livemax",
+        )
+        self.queues_refused = Gauge(
+            "hamlet_worker_queues_refused",
+            "Queues this worker should consume but does not: its sandbox or a runtime failed.",
+            registry=registry,
+            multiprocess_mode="livemax",
+        )
+        self.queues_consumed = Gauge(
+            "hamlet_worker_queues_consumed",
+            "Match queues this worker consumes now.",
+            registry=registry,
+            multiprocess_mode="livemax",
+        )
+        self.pauses = Counter(
+            "hamlet_worker_pauses_total",
+            "Matches voided because the worker itself was paused (stopped, frozen) while a "
+            "bot's clock ran: not the bot's time.",
+            registry=registry,
+        )
         self.unrated = Counter(
             "hamlet_worker_unrated_matches_total",
             "Matches reported unrated (an uploaded bot ran without the full sandbox).",
@@ -98,6 +127,12 @@ class WorkerMetrics:
     def tier(self, tier: str) -> None:
         """Export the sandbox tier in use (a closed set of values)."""
         self.sandbox_tier.labels(tier=tier).set(1)
+
+    def capacity(self, sandbox_ok: bool, refused: int, consumed: int) -> None:
+        """Export what the worker can play now (:mod:`workers.capacity`)."""
+        self.sandbox_ok.set(1 if sandbox_ok else 0)
+        self.queues_refused.set(refused)
+        self.queues_consumed.set(consumed)
 
     def outcome(self, game: str, outcome: MatchOutcome) -> None:
         """Count one execution."""
@@ -121,8 +156,10 @@ class WorkerMetrics:
 METRICS = WorkerMetrics()
 
 
-def serve(port: int) -> int:
-    """Serve ``/metrics`` on ``port`` (0: any free port); returns the port, -1 if disabled.
+def serve(port: int, health: Callable[[], tuple[bool, str]] | None = None) -> int:
+    """Serve ``/metrics`` (and ``/healthz``: 200, or 503 with the reason when ``health``
+    says the worker cannot play what it should) on ``port`` (0: any free port); returns
+    the port, -1 if disabled.
 
     In multiprocess mode the endpoint aggregates every process's samples.
     """
@@ -133,8 +170,23 @@ def serve(port: int) -> int:
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
     else:
         registry = REGISTRY
-    server, _ = start_http_server(port, registry=registry)
-    return int(server.server_port)
+    metrics_app = make_wsgi_app(registry)
+
+    def app(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") == "/healthz":
+            ok, detail = health() if health is not None else (True, "ok")
+            status = "200 OK" if ok else "503 Service Unavailable"
+            start_response(status, [("Content-Type", "text/plain; charset=utf-8")])
+            return [f"{'ok' if ok else 'unhealthy'}: {detail}\n".encode()]
+        return metrics_app(environ, start_response)  # type: ignore[no-any-return]
+
+    class _Quiet(WSGIRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    httpd = make_server("0.0.0.0", port, app, ThreadingWSGIServer, handler_class=_Quiet)
+    threading.Thread(target=httpd.serve_forever, name="metrics", daemon=True).start()
+    return int(httpd.server_port)
 
 
 def mark_process_dead(pid: int) -> None:

@@ -19,6 +19,7 @@ from typing import Protocol, runtime_checkable
 
 from workers.metrics import MatchOutcome, WorkerMetrics
 from workers.model import BotKind, InfrastructureError, MatchPlan, MatchRecord, SeatClient
+from workers.pause import watch
 from workers.reporting import Claim, MatchGoneError
 from workers.runner import Clock, run_match
 from workers.trace import TracingClient, bounded
@@ -139,7 +140,10 @@ def play_plan(
         for seat, c in enumerate(seats.open(plan))
     ]
     try:
-        record = run_match(plan, clients, clock or time.monotonic, reraise)
+        # The worker's own progress clock, with the real clock only: a pause of the worker
+        # voids the match instead of forfeiting the bot it was waiting for.
+        pauses = watch() if clock is None else None
+        record = run_match(plan, clients, clock or time.monotonic, reraise, pauses)
         if isinstance(seats, SandboxedSeats) and seats.sandbox_tier:
             record = dataclasses.replace(
                 record, unrated=seats.unrated, sandbox_tier=seats.sandbox_tier

@@ -89,6 +89,8 @@ class BlockClaim:
     plan: MatchPlan | None
     already_final: bool = False
     skipped: str = ""  # cancelled, unknown, or held by a live attempt of another message
+    #: How long the claim lasts without a renewal (0: the server did not say).
+    lease_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,8 +192,29 @@ class MatchHostClient:
                 out.append(BlockClaim(c.match_id, None, already_final=True))
             else:
                 self._attempt[c.match_id] = c.claim.attempt_token
-                out.append(BlockClaim(c.match_id, plan_from_proto(c.claim.match)))
+                out.append(
+                    BlockClaim(
+                        c.match_id,
+                        plan_from_proto(c.claim.match),
+                        lease_s=response.lease_seconds,
+                    )
+                )
         return out
+
+    def renew(self, match_ids: Sequence[str], worker_id: str) -> dict[str, bool]:
+        """Renew this worker's claims of ``match_ids`` (one match's lease each, from now);
+        whether each was (False: the claim expired or another attempt holds it)."""
+        held = [m for m in match_ids if m in self._attempt]
+        if not held:
+            return {}
+        request = worker_pb2.RenewClaimsRequest(
+            worker_id=worker_id,
+            leases=[
+                worker_pb2.ClaimLease(match_id=m, attempt_token=self._attempt[m]) for m in held
+            ],
+        )
+        response: worker_pb2.RenewClaimsResponse = self._call(self._stub.RenewClaims, request)
+        return dict(zip(held, response.renewed, strict=True))
 
     def report_block(
         self, records: Sequence[MatchRecord], voids: Sequence[tuple[str, str]], worker_id: str

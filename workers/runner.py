@@ -33,6 +33,7 @@ from workers.model import (
     MatchRecord,
     SeatClient,
 )
+from workers.pause import PauseWatch, WorkerPausedError
 
 #: Seconds from an arbitrary origin; only differences are used.
 Clock = Callable[[], float]
@@ -66,12 +67,15 @@ def run_match(
     clients: Sequence[SeatClient],
     clock: Clock = time.monotonic,
     reraise: tuple[type[BaseException], ...] = (),
+    pauses: PauseWatch | None = None,
 ) -> MatchRecord:
     """Play ``plan`` with ``clients[seat]`` in each seat and return the record.
 
     Raises :class:`EngineError` for faults that are not any bot's. Exceptions of the
     ``reraise`` types (the task's soft time limit) pass through a bot's ``decide`` instead
-    of counting as that bot's crash.
+    of counting as that bot's crash. With ``pauses`` (the worker's progress clock), a
+    decision that cost its bot time while the worker was paused raises
+    :class:`~workers.pause.WorkerPausedError` instead of charging the bot.
     """
     if len(clients) != len(plan.seats):
         raise EngineError(f"{len(plan.seats)} seats but {len(clients)} clients")
@@ -100,7 +104,7 @@ def run_match(
         if player is None or not legal:
             raise EngineError(f"{plan.game} has no player to move or no legal action")
         index, seconds, by_fallback = _ask(
-            plan, seats[player], state, legal, len(log), clock, reraise
+            plan, seats[player], state, legal, len(log), clock, reraise, pauses
         )
         action = legal[index]
         try:
@@ -139,6 +143,7 @@ def _ask(
     decision_index: int,
     clock: Clock,
     reraise: tuple[type[BaseException], ...],
+    pauses: PauseWatch | None = None,
 ) -> tuple[int, float, bool]:
     """(index into legal, seconds the bot took, whether the fallback chose)."""
     own_index = seat.asked
@@ -152,6 +157,7 @@ def _ask(
     fault: BotError | None = None
     index = -1
     began = clock()
+    paused_from = pauses.clock() if pauses is not None else 0.0
     try:
         index = seat.client.decide(state, legal, decision, time_left)
     except BotError as exc:
@@ -163,6 +169,16 @@ def _ask(
     except Exception as exc:  # a built-in bot raising is a crash of that bot, not the worker
         fault = BotError(ForfeitReason.CRASH, f"{type(exc).__name__}: {exc}")
     seconds = max(0.0, clock() - began)
+    costly = seconds > plan.decision_time_s or (
+        fault is not None and fault.reason is ForfeitReason.TIMEOUT
+    )
+    if pauses is not None and costly:
+        paused = pauses.paused(paused_from, pauses.clock())
+        if paused > 0:
+            raise WorkerPausedError(
+                f"the worker was paused for {paused:.1f}s while seat {player} decided "
+                f"(it took {seconds:.1f}s of {plan.decision_time_s:g}s): not the bot's time"
+            )
     seat.bank_s -= max(0.0, seconds - plan.decision_time_s)
     if fault is None and seat.bank_s < 0:
         fault = BotError(

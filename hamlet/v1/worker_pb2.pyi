@@ -574,6 +574,9 @@ class ClaimBlockResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     CLAIMS_FIELD_NUMBER: _builtins.int
+    LEASE_SECONDS_FIELD_NUMBER: _builtins.int
+    lease_seconds: _builtins.float
+    """how long each claim lasts without a renewal"""
     @_builtins.property
     def claims(self) -> _containers.RepeatedCompositeFieldContainer[Global___BlockClaim]:
         """by request order"""
@@ -582,10 +585,11 @@ class ClaimBlockResponse(_message.Message):
         self,
         *,
         claims: _abc.Iterable[Global___BlockClaim] | None = ...,
+        lease_seconds: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["claims", b"claims"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["claims", b"claims", "lease_seconds", b"lease_seconds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -637,6 +641,80 @@ class ReportBlockResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReportBlockResponse: _TypeAlias = ReportBlockResponse  # noqa: Y015
+
+@_typing.final
+class ClaimLease(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    ATTEMPT_TOKEN_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    attempt_token: _builtins.str
+    """from the claim being renewed"""
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        attempt_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempt_token", b"attempt_token", "match_id", b"match_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimLease: _TypeAlias = ClaimLease  # noqa: Y015
+
+@_typing.final
+class RenewClaimsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WORKER_ID_FIELD_NUMBER: _builtins.int
+    LEASES_FIELD_NUMBER: _builtins.int
+    worker_id: _builtins.str
+    @_builtins.property
+    def leases(self) -> _containers.RepeatedCompositeFieldContainer[Global___ClaimLease]: ...
+    def __init__(
+        self,
+        *,
+        worker_id: _builtins.str = ...,
+        leases: _abc.Iterable[Global___ClaimLease] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["leases", b"leases", "worker_id", b"worker_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RenewClaimsRequest: _TypeAlias = RenewClaimsRequest  # noqa: Y015
+
+@_typing.final
+class RenewClaimsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RENEWED_FIELD_NUMBER: _builtins.int
+    LEASE_SECONDS_FIELD_NUMBER: _builtins.int
+    lease_seconds: _builtins.float
+    """how long each renewed claim lasts from now"""
+    @_builtins.property
+    def renewed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
+        """By request order: false when the claim expired or another attempt holds the match now
+        (the worker does not play it; its result would be refused).
+        """
+
+    def __init__(
+        self,
+        *,
+        renewed: _abc.Iterable[_builtins.bool] | None = ...,
+        lease_seconds: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["lease_seconds", b"lease_seconds", "renewed", b"renewed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RenewClaimsResponse: _TypeAlias = RenewClaimsResponse  # noqa: Y015
 
 @_typing.final
 class FetchBotCodeRequest(_message.Message):

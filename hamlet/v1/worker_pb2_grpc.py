@@ -55,6 +55,11 @@ class MatchHostStub:
                 request_serializer=hamlet_dot_v1_dot_worker__pb2.ReportBlockRequest.SerializeToString,
                 response_deserializer=hamlet_dot_v1_dot_worker__pb2.ReportBlockResponse.FromString,
                 _registered_method=True)
+        self.RenewClaims = channel.unary_unary(
+                '/hamlet.v1.MatchHost/RenewClaims',
+                request_serializer=hamlet_dot_v1_dot_worker__pb2.RenewClaimsRequest.SerializeToString,
+                response_deserializer=hamlet_dot_v1_dot_worker__pb2.RenewClaimsResponse.FromString,
+                _registered_method=True)
         self.FetchBotCode = channel.unary_unary(
                 '/hamlet.v1.MatchHost/FetchBotCode',
                 request_serializer=hamlet_dot_v1_dot_worker__pb2.FetchBotCodeRequest.SerializeToString,
@@ -88,7 +93,9 @@ class MatchHostServicer:
 
     def ClaimBlock(self, request, context):
         """Claim the matches of one duplicate block (the seat rotations of one table and seed)
-        at once: one answer per match id, in order. Final matches come back already_final;
+        at once, in one transaction: one answer per match id, in order. Each claim is leased
+        for lease_seconds (not once per match of the block): the worker renews it (RenewClaims). DEADLINE_EXCEEDED, with nothing claimed and
+        no attempt counted, when the call's deadline passed before the claims were committed. Final matches come back already_final;
         a match another live attempt is playing comes back with skipped set.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -98,6 +105,17 @@ class MatchHostServicer:
     def ReportBlock(self, request, context):
         """Report a block's played (or voided) matches in one call, recorded in one transaction;
         each match is recorded at most once, and a refused one does not stop the others.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RenewClaims(self, request, context):
+        """Renew the claims a worker still holds (a block's unreported matches, every quarter of
+        lease_seconds while it plays): each lease then runs lease_seconds from now. A claim is
+        never leased for more than one lease, so a dead worker's block is queued again one lease
+        after its last renewal, whatever the block's size or its matches' length. One answer
+        per claim, in order.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -140,6 +158,11 @@ def add_MatchHostServicer_to_server(servicer, server):
                     servicer.ReportBlock,
                     request_deserializer=hamlet_dot_v1_dot_worker__pb2.ReportBlockRequest.FromString,
                     response_serializer=hamlet_dot_v1_dot_worker__pb2.ReportBlockResponse.SerializeToString,
+            ),
+            'RenewClaims': grpc.unary_unary_rpc_method_handler(
+                    servicer.RenewClaims,
+                    request_deserializer=hamlet_dot_v1_dot_worker__pb2.RenewClaimsRequest.FromString,
+                    response_serializer=hamlet_dot_v1_dot_worker__pb2.RenewClaimsResponse.SerializeToString,
             ),
             'FetchBotCode': grpc.unary_unary_rpc_method_handler(
                     servicer.FetchBotCode,
@@ -261,6 +284,33 @@ class MatchHost:
             '/hamlet.v1.MatchHost/ReportBlock',
             hamlet_dot_v1_dot_worker__pb2.ReportBlockRequest.SerializeToString,
             hamlet_dot_v1_dot_worker__pb2.ReportBlockResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RenewClaims(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hamlet.v1.MatchHost/RenewClaims',
+            hamlet_dot_v1_dot_worker__pb2.RenewClaimsRequest.SerializeToString,
+            hamlet_dot_v1_dot_worker__pb2.RenewClaimsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -51,12 +51,21 @@ class MatchHostStub:
     """Record a played (or voided) match. Idempotent: a second report for a final match is a no-op."""
     ClaimBlock: _grpc.UnaryUnaryMultiCallable[_worker_pb2.ClaimBlockRequest, _worker_pb2.ClaimBlockResponse]
     """Claim the matches of one duplicate block (the seat rotations of one table and seed)
-    at once: one answer per match id, in order. Final matches come back already_final;
+    at once, in one transaction: one answer per match id, in order. Each claim is leased
+    for lease_seconds (not once per match of the block): the worker renews it (RenewClaims). DEADLINE_EXCEEDED, with nothing claimed and
+    no attempt counted, when the call's deadline passed before the claims were committed. Final matches come back already_final;
     a match another live attempt is playing comes back with skipped set.
     """
     ReportBlock: _grpc.UnaryUnaryMultiCallable[_worker_pb2.ReportBlockRequest, _worker_pb2.ReportBlockResponse]
     """Report a block's played (or voided) matches in one call, recorded in one transaction;
     each match is recorded at most once, and a refused one does not stop the others.
+    """
+    RenewClaims: _grpc.UnaryUnaryMultiCallable[_worker_pb2.RenewClaimsRequest, _worker_pb2.RenewClaimsResponse]
+    """Renew the claims a worker still holds (a block's unreported matches, every quarter of
+    lease_seconds while it plays): each lease then runs lease_seconds from now. A claim is
+    never leased for more than one lease, so a dead worker's block is queued again one lease
+    after its last renewal, whatever the block's size or its matches' length. One answer
+    per claim, in order.
     """
     FetchBotCode: _grpc.UnaryUnaryMultiCallable[_worker_pb2.FetchBotCodeRequest, _worker_pb2.FetchBotCodeResponse]
     """The code of an uploaded bot version, addressed by its SHA-256 (hex)."""
@@ -78,12 +87,21 @@ class MatchHostAsyncStub(MatchHostStub):
     """Record a played (or voided) match. Idempotent: a second report for a final match is a no-op."""
     ClaimBlock: _aio.UnaryUnaryMultiCallable[_worker_pb2.ClaimBlockRequest, _worker_pb2.ClaimBlockResponse]  # type: ignore[assignment]
     """Claim the matches of one duplicate block (the seat rotations of one table and seed)
-    at once: one answer per match id, in order. Final matches come back already_final;
+    at once, in one transaction: one answer per match id, in order. Each claim is leased
+    for lease_seconds (not once per match of the block): the worker renews it (RenewClaims). DEADLINE_EXCEEDED, with nothing claimed and
+    no attempt counted, when the call's deadline passed before the claims were committed. Final matches come back already_final;
     a match another live attempt is playing comes back with skipped set.
     """
     ReportBlock: _aio.UnaryUnaryMultiCallable[_worker_pb2.ReportBlockRequest, _worker_pb2.ReportBlockResponse]  # type: ignore[assignment]
     """Report a block's played (or voided) matches in one call, recorded in one transaction;
     each match is recorded at most once, and a refused one does not stop the others.
+    """
+    RenewClaims: _aio.UnaryUnaryMultiCallable[_worker_pb2.RenewClaimsRequest, _worker_pb2.RenewClaimsResponse]  # type: ignore[assignment]
+    """Renew the claims a worker still holds (a block's unreported matches, every quarter of
+    lease_seconds while it plays): each lease then runs lease_seconds from now. A claim is
+    never leased for more than one lease, so a dead worker's block is queued again one lease
+    after its last renewal, whatever the block's size or its matches' length. One answer
+    per claim, in order.
     """
     FetchBotCode: _aio.UnaryUnaryMultiCallable[_worker_pb2.FetchBotCodeRequest, _worker_pb2.FetchBotCodeResponse]  # type: ignore[assignment]
     """The code of an uploaded bot version, addressed by its SHA-256 (hex)."""
@@ -120,7 +138,9 @@ class MatchHostServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_worker_pb2.ClaimBlockResponse, _abc.Awaitable[_worker_pb2.ClaimBlockResponse]]:
         """Claim the matches of one duplicate block (the seat rotations of one table and seed)
-        at once: one answer per match id, in order. Final matches come back already_final;
+        at once, in one transaction: one answer per match id, in order. Each claim is leased
+        for lease_seconds (not once per match of the block): the worker renews it (RenewClaims). DEADLINE_EXCEEDED, with nothing claimed and
+        no attempt counted, when the call's deadline passed before the claims were committed. Final matches come back already_final;
         a match another live attempt is playing comes back with skipped set.
         """
 
@@ -132,6 +152,19 @@ class MatchHostServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_worker_pb2.ReportBlockResponse, _abc.Awaitable[_worker_pb2.ReportBlockResponse]]:
         """Report a block's played (or voided) matches in one call, recorded in one transaction;
         each match is recorded at most once, and a refused one does not stop the others.
+        """
+
+    @_abc_1.abstractmethod
+    def RenewClaims(
+        self,
+        request: _worker_pb2.RenewClaimsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_worker_pb2.RenewClaimsResponse, _abc.Awaitable[_worker_pb2.RenewClaimsResponse]]:
+        """Renew the claims a worker still holds (a block's unreported matches, every quarter of
+        lease_seconds while it plays): each lease then runs lease_seconds from now. A claim is
+        never leased for more than one lease, so a dead worker's block is queued again one lease
+        after its last renewal, whatever the block's size or its matches' length. One answer
+        per claim, in order.
         """
 
     @_abc_1.abstractmethod

@@ -89,6 +89,7 @@ METHODS: dict[str, Access] = {
             "ReportMatch",
             "ClaimBlock",
             "ReportBlock",
+            "RenewClaims",
             "FetchBotCode",
             "AnnounceWorker",
         )

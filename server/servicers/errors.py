@@ -11,6 +11,7 @@ import grpc
 from hamlet.codec import CodecError
 from server.services.errors import (
     AlreadyExistsError,
+    DeadlineExceededError,
     FailedPreconditionError,
     InvalidArgumentError,
     NotFoundError,
@@ -30,6 +31,7 @@ _CODES: dict[type[ServiceError], grpc.StatusCode] = {
     PermissionDeniedError: grpc.StatusCode.PERMISSION_DENIED,
     ResourceExhaustedError: grpc.StatusCode.RESOURCE_EXHAUSTED,
     UnavailableError: grpc.StatusCode.UNAVAILABLE,
+    DeadlineExceededError: grpc.StatusCode.DEADLINE_EXCEEDED,
 }
 
 F = TypeVar("F", bound=Callable[..., Any])

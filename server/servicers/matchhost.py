@@ -11,10 +11,11 @@ from server.metrics import ServerMetrics
 from server.servicers.errors import unary
 from server.services import validation as v
 from server.services.bots import BotService, BuiltinBot
+from server.services.claims import MAX_BLOCK, Claim
 from server.services.dispatch import Dispatcher
 from server.services.errors import InvalidArgumentError, ServiceError
 from server.services.hygiene import strip_nul
-from server.services.matches import MAX_BLOCK, Claim, MatchService, Report
+from server.services.matches import MatchService, Report
 from server.services.remote_bots import Pin, RemoteBotService
 from server.services.seattraces import MAX_TRACE_BYTES
 from server.storage import (
@@ -160,7 +161,9 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
     def ClaimMatch(
         self, request: worker_pb2.ClaimMatchRequest, context: grpc.ServicerContext
     ) -> worker_pb2.ClaimMatchResponse:
-        claim = self.matches.claim(request.match_id, request.worker_id, request.task_id)
+        claim = self.matches.claim(
+            request.match_id, request.worker_id, request.task_id, context.time_remaining
+        )
         self.metrics.sightings.seen(request.worker_id)
         pins = self._pins(claim)
         return worker_pb2.ClaimMatchResponse(
@@ -189,8 +192,10 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
     def ClaimBlock(
         self, request: worker_pb2.ClaimBlockRequest, context: grpc.ServicerContext
     ) -> worker_pb2.ClaimBlockResponse:
+        # The worker's deadline travels with the call: a claim it no longer waits for is
+        # rolled back inside the transaction rather than committed for nobody.
         claims = self.matches.claim_block(
-            list(request.match_ids), request.worker_id, request.task_id
+            list(request.match_ids), request.worker_id, request.task_id, context.time_remaining
         )
         self.metrics.sightings.seen(request.worker_id)
         return worker_pb2.ClaimBlockResponse(
@@ -206,7 +211,21 @@ class MatchHostServicer(worker_pb2_grpc.MatchHostServicer):
                     ),
                 )
                 for match_id, claim, why in claims
-            ]
+            ],
+            lease_seconds=self.matches.lease.total_seconds(),
+        )
+
+    @unary
+    def RenewClaims(
+        self, request: worker_pb2.RenewClaimsRequest, context: grpc.ServicerContext
+    ) -> worker_pb2.RenewClaimsResponse:
+        renewed = self.matches.renew(
+            [(lease.match_id, lease.attempt_token) for lease in request.leases],
+            request.worker_id,
+        )
+        self.metrics.sightings.seen(request.worker_id)
+        return worker_pb2.RenewClaimsResponse(
+            renewed=[ok for _, ok in renewed], lease_seconds=self.matches.lease.total_seconds()
         )
 
     @unary

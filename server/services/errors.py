@@ -37,3 +37,7 @@ class ResourceExhaustedError(ServiceError):
 
 class UnavailableError(ServiceError):
     """A service this call needs (the queue's broker) did not answer; nothing was done."""
+
+
+class DeadlineExceededError(ServiceError):
+    """The caller's deadline passed before the call could finish; nothing was done."""

@@ -1,13 +1,12 @@
-"""Matches: the workers' claims and reports (idempotent by match id), lease re-queueing,
-reading matches back and replaying them through the engine."""
+"""Matches: the workers' reports (idempotent by match id) and voids, lease re-queueing,
+reading matches back and replaying them through the engine; claims are
+:mod:`server.services.claims`."""
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import hmac
 import logging
-import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from datetime import datetime, timedelta
 
 from server.services import publication
 from server.services import validation as v
+from server.services.claims import ClaimsPart, attempt_digest
 from server.services.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
@@ -32,23 +32,6 @@ from server.storage import DecisionRecord, MatchRecord, MatchStatus, Outcome, St
 from server.storage.base import utcnow
 
 log = logging.getLogger(__name__)
-
-#: Matches in one block at most (a table of up to 4 seats: 4 rotations; room to spare).
-MAX_BLOCK = 64
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """What a worker gets when it claims a match."""
-
-    match: MatchRecord
-    already_final: bool
-    attempt_token: str = ""
-
-
-def attempt_digest(token: str) -> str:
-    """How an attempt token is stored (the token itself is only ever with the worker)."""
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +51,7 @@ class Reaped:
     resent: tuple[str, ...]  # queued, message presumed lost: no attempt counted
 
 
-class MatchService:
+class MatchService(ClaimsPart):
     """The single writer of match results."""
 
     def __init__(
@@ -79,6 +62,7 @@ class MatchService:
         queue_timeout_seconds: float = 300.0,
         max_attempts: int = 5,
         now: Callable[[], datetime] | None = None,
+        max_infra_retries: int = 10,
         feed: TournamentFeed | None = None,
     ) -> None:
         self.store = store
@@ -88,6 +72,7 @@ class MatchService:
         self.lease = timedelta(seconds=lease_seconds)
         self.queue_timeout = timedelta(seconds=queue_timeout_seconds)
         self.max_attempts = max_attempts
+        self.max_infra_retries = max_infra_retries
         self.now = now or utcnow
         #: Called with a tournament id when one of its matches became final (a Swiss
         #: tournament pairs its next round then).
@@ -117,51 +102,6 @@ class MatchService:
         """Whether a match's seed, log and replay may be shown: once every match sharing its
         seed is final (the rule is :mod:`server.services.publication`)."""
         return publication.published(self.store, match)
-
-    def claim(
-        self, match_id: str, worker_id: str, task_id: str = "", lease_factor: int = 1
-    ) -> Claim:
-        """Lease a match to a new attempt with a fresh attempt token (the attempt is counted
-        here). A final match is handed back with ``already_final`` (the worker acks its task
-        and stops); a redelivered running match is leased again (the earlier attempt's token
-        stops working), unless ``task_id`` says the claim comes from a re-sent copy of the
-        message while a live attempt holds the match (FAILED_PRECONDITION: drop the copy)."""
-        v.worker_id(worker_id)
-        if len(task_id) > 64:
-            raise InvalidArgumentError("task_id is longer than 64 characters")
-        match = self.get(match_id)
-        if match.status is MatchStatus.CANCELLED:
-            raise FailedPreconditionError(f"match {match_id} was cancelled")
-        if match.status.final:
-            return Claim(match, already_final=True)
-        token = secrets.token_urlsafe(24)
-        now = self.now()
-        claimed = self.store.claim_match(
-            match_id,
-            worker_id[:128],
-            now + self.lease * lease_factor,
-            attempt_digest(token),
-            task_id,
-            now,
-        )
-        if claimed is not None:
-            if claimed.queued_at is not None:
-                self._observe("dispatch", (now - claimed.queued_at).total_seconds())
-            if self.on_claimed is not None and claimed.rotation == 0:  # once per block
-                self.on_claimed(worker_id, match_id)
-            return Claim(claimed, already_final=False, attempt_token=token)
-        match = self.get(match_id)
-        if match.status.final:
-            return Claim(match, already_final=True)
-        if match.status is MatchStatus.RUNNING and task_id:
-            raise FailedPreconditionError(
-                f"match {match_id} is being played by a live attempt of another queue "
-                "message; this copy of the message is not needed"
-            )
-        raise FailedPreconditionError(
-            f"match {match_id} is {match.status.value} and its tournament is not running: "
-            "only queued matches of a started tournament can be claimed"
-        )
 
     def report(self, match_id: str, attempt_token: str, outcome: Outcome) -> Report:
         """Record a played match once, from the attempt that holds the claim, after replaying
@@ -239,23 +179,6 @@ class MatchService:
             for tournament_id in tournaments:
                 self.on_final(tournament_id)
 
-    def claim_block(
-        self, match_ids: Sequence[str], worker_id: str, task_id: str = ""
-    ) -> list[tuple[str, Claim | None, str]]:
-        """Claim a block's matches: (id, claim, "") for each claimed or final one, (id,
-        None, why) for one this attempt must not play (cancelled, held elsewhere, unknown)."""
-        if not 1 <= len(match_ids) <= MAX_BLOCK:
-            raise InvalidArgumentError(f"a block has 1 to {MAX_BLOCK} matches")
-        out: list[tuple[str, Claim | None, str]] = []
-        for match_id in match_ids:
-            try:
-                # The block is played in one go: each claim lasts for all its matches.
-                claim = self.claim(match_id, worker_id, task_id, lease_factor=len(match_ids))
-                out.append((match_id, claim, ""))
-            except (FailedPreconditionError, NotFoundError) as exc:
-                out.append((match_id, None, str(exc)))
-        return out
-
     def void(self, match_id: str, reason: str, attempt_token: str) -> MatchStatus | None:
         """An infrastructure fault: queue the match again (or fail it after too many tries).
         Only the attempt holding the claim may void it."""
@@ -266,7 +189,16 @@ class MatchService:
         reason = strip_nul(reason) or "voided"
         with self.feed.recording(match.tournament_id):
             status = self.store.void_attempt(
-                match_id, reason, self.max_attempts, attempt_hash=digest
+                match_id,
+                reason,
+                self.max_attempts,
+                attempt_hash=digest,
+                infra_limit=self.max_infra_retries,
+                failed_reason=(
+                    f"failed: voided {self.max_infra_retries} times by infrastructure faults "
+                    "of workers, never played to a result (HAMLET_MAX_INFRA_RETRIES); the "
+                    f"last: {reason}"
+                ),
             )
             if status is MatchStatus.FAILED:
                 self.feed.publish(match.tournament_id, [self.get(match_id)])
@@ -308,16 +240,15 @@ class MatchService:
     def _log_void(self, match: MatchRecord, reason: str, status: MatchStatus | None) -> None:
         if status is MatchStatus.FAILED:
             log.warning(
-                "match %s failed after %d attempts: %s",
+                "match %s failed after %d infrastructure voids: %s",
                 match.match_id,
-                match.attempts,
+                self.max_infra_retries,
                 reason[:200],
             )
         elif status is MatchStatus.QUEUED:
             log.info(
-                "match %s voided (attempt %d): %s; queued again",
+                "match %s voided by its worker (not counted as an attempt): %s; queued again",
                 match.match_id,
-                match.attempts,
                 reason[:200],
             )
 

@@ -154,6 +154,9 @@ class Match(Base):
     table_index: Mapped[int] = mapped_column(Integer)
     rotation: Mapped[int] = mapped_column(Integer)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    #: Attempts voided by the infrastructure (a worker's fault, never a bot's): not counted
+    #: in ``attempts``, bounded by their own limit (HAMLET_MAX_INFRA_RETRIES).
+    infra_retries: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     claimed_by: Mapped[str | None] = mapped_column(String(128))
     lease_until: Mapped[datetime | None] = mapped_column(DateTime)
     queued_at: Mapped[datetime | None] = mapped_column(DateTime)

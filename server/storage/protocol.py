@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -341,6 +341,25 @@ class Store(Protocol):
         running, or, given ``task_id`` and ``now``, a live claim of another message holds it)."""
         ...
 
+    def claim_matches(
+        self,
+        claims: Sequence[tuple[str, datetime, str]],
+        worker_id: str,
+        task_id: str,
+        now: datetime,
+        before_commit: Callable[[], None] = lambda: None,
+    ) -> list[MatchRecord | None]:
+        """:meth:`claim_match` for each (match id, lease until, attempt hash) of a block, in
+        one transaction; ``before_commit`` runs last inside it and may raise to roll it back."""
+        ...
+
+    def renew_leases(
+        self, leases: Sequence[tuple[str, str, datetime]], now: datetime
+    ) -> list[bool]:
+        """Move the lease of each (match id, attempt hash, lease until) still held by that
+        attempt (RUNNING, lease not over at ``now``); whether each was."""
+        ...
+
     def attempt_hash(self, match_id: str) -> str | None:
         """The digest of the current claim's attempt token (None before any claim)."""
         ...
@@ -366,11 +385,15 @@ class Store(Protocol):
         max_attempts: int,
         lease_expired_by: datetime | None = None,
         attempt_hash: str | None = None,
+        infra_limit: int | None = None,
+        failed_reason: str = "",
     ) -> MatchStatus | None:
         """An attempt failed for infrastructure reasons: QUEUED again, or FAILED when out of
         attempts; ``None`` if the match is unknown or already final (or, with
         ``lease_expired_by``, if its lease was renewed past that time meanwhile; or, with
-        ``attempt_hash``, if that is not the current RUNNING attempt)."""
+        ``attempt_hash``, if that is not the current RUNNING attempt). With ``infra_limit``
+        the attempt is given back and counted as an infrastructure retry instead: FAILED
+        (with ``failed_reason``, if given) at the ``infra_limit``-th."""
         ...
 
     def cancel_open_matches(self, tournament_id: str, now: datetime) -> int:

@@ -5,25 +5,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import and_, func, insert, or_, select, update
+from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from server.storage import models as m
 from server.storage.base import (
-    MatchRecord,
     MatchStatus,
     Outcome,
     TournamentStatus,
     utcnow,
 )
-from server.storage.sql_match_reads import MatchReadsPart
+from server.storage.sql_claims import ClaimsPart
 from server.storage.sql_ratings import apply_ratings, lock_ratings
 from server.storage.sql_standings import add_result
 from server.storage.sql_traces import add_traces
 from server.storage.sqlbase import FINAL, rowcount
 
 
-class MatchesPart(MatchReadsPart):
+class MatchesPart(ClaimsPart):
     """Matches: queueing, leases, final results (exactly once), cancellation."""
 
     def match_queues(self, match_ids: Sequence[str]) -> dict[str, str]:
@@ -69,64 +68,6 @@ class MatchesPart(MatchReadsPart):
                 if rowcount(res):
                     changed.append(mid)
         return changed
-
-    def claim_match(
-        self,
-        match_id: str,
-        worker_id: str,
-        lease_until: datetime,
-        attempt_hash: str,
-        task_id: str = "",
-        now: datetime | None = None,
-    ) -> MatchRecord | None:
-        running = select(m.Tournament.id).where(
-            m.Tournament.status == TournamentStatus.RUNNING.value
-        )
-        claimable = [
-            m.Match.id == match_id,
-            m.Match.tournament_id.in_(running.scalar_subquery()),
-        ]
-        if task_id and now is not None:
-            # A live claim is taken over only by a redelivery of its own message (its worker
-            # died); a re-sent copy of the message finds the match held and leaves it.
-            claimable.append(
-                or_(
-                    m.Match.status == MatchStatus.QUEUED.value,
-                    and_(
-                        m.Match.status == MatchStatus.RUNNING.value,
-                        or_(
-                            m.Match.lease_until.is_(None),
-                            m.Match.lease_until < now,
-                            m.Match.claim_task == task_id,
-                        ),
-                    ),
-                )
-            )
-        else:
-            claimable.append(
-                m.Match.status.in_([MatchStatus.QUEUED.value, MatchStatus.RUNNING.value])
-            )
-        with self._tx() as s:
-            res = s.execute(
-                update(m.Match)
-                .where(*claimable)
-                .values(
-                    status=MatchStatus.RUNNING.value,
-                    claimed_by=worker_id,
-                    lease_until=lease_until,
-                    attempt_hash=attempt_hash,
-                    attempts=m.Match.attempts + 1,
-                    claim_task=task_id[:64] or None,
-                )
-            )
-            if rowcount(res) != 1:
-                return None
-            row = s.get(m.Match, match_id)
-            return None if row is None else self._match_record(s, row)
-
-    def attempt_hash(self, match_id: str) -> str | None:
-        with self._tx() as s:
-            return s.scalar(select(m.Match.attempt_hash).where(m.Match.id == match_id))
 
     def finalize_match(
         self, match_id: str, outcome: Outcome, now: datetime, attempt_hash: str
@@ -228,6 +169,8 @@ class MatchesPart(MatchReadsPart):
         max_attempts: int,
         lease_expired_by: datetime | None = None,
         attempt_hash: str | None = None,
+        infra_limit: int | None = None,
+        failed_reason: str = "",
     ) -> MatchStatus | None:
         # Conditional UPDATEs, never read-modify-write: a report that finalizes the match
         # between a read and a write must not be undone (a finished match put back in the
@@ -243,13 +186,30 @@ class MatchesPart(MatchReadsPart):
                 m.Match.status == MatchStatus.RUNNING.value,
                 m.Match.attempt_hash == attempt_hash,
             ]
-        cleared = {"void_reason": reason[:2000], "claimed_by": None, "lease_until": None}
+        cleared: dict[str, object] = {
+            "void_reason": reason[:2000],
+            "claimed_by": None,
+            "lease_until": None,
+        }
+        if infra_limit is not None:
+            # An infrastructure void: no bot could have lost this attempt, so it is given
+            # back, and counted among the match's infrastructure retries instead.
+            exhausted = m.Match.infra_retries + 1 >= infra_limit
+            cleared |= {
+                "attempts": m.Match.attempts - 1,  # >= 1: the void's claim counted one
+                "infra_retries": m.Match.infra_retries + 1,
+            }
+        else:
+            exhausted = m.Match.attempts >= max_attempts
         with self._record_lock, self._tx() as s:
             now = utcnow()
+            values = dict(cleared)
+            if failed_reason:
+                values["void_reason"] = failed_reason[:2000]
             failed = s.execute(
                 update(m.Match)
-                .where(*open_match, m.Match.attempts >= max_attempts)
-                .values(status=MatchStatus.FAILED.value, finished_at=now, **cleared)
+                .where(*open_match, exhausted)
+                .values(status=MatchStatus.FAILED.value, finished_at=now, **values)
             )
             if rowcount(failed):
                 tournament_id = s.scalar(

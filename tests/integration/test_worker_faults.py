@@ -43,6 +43,11 @@ def test_a_revoked_worker_exits_non_zero_and_loses_no_match(stack: Stack) -> Non
     )  # fmt: skip
     try:
         wait_until(lambda: bots_announced(stack.stub, {"random", "first"}), 60, "bots")
+        # Both pool processes announced (the next announce is a minute away): the refusal
+        # is met by a claim, with a task in hand, not by an announce.
+        wait_until(
+            lambda: revoked.output().count("announced built-in bots") >= 2, 60, "both announces"
+        )
         # Revoked while it runs: its next call (a claim) is refused.
         stack.stub.RevokeToken(
             arena_pb2.RevokeTokenRequest(token_id=made.token_info.token_id), timeout=30

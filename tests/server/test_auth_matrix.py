@@ -107,6 +107,12 @@ class World:
             attempt_token=claim.attempt_token,
         )
 
+    def claimed_lease(self) -> worker_pb2.RenewClaimsRequest:
+        match_id = self.queued_match()
+        claim = self.worker.ClaimMatch(worker_pb2.ClaimMatchRequest(match_id=match_id))
+        lease = worker_pb2.ClaimLease(match_id=match_id, attempt_token=claim.attempt_token)
+        return worker_pb2.RenewClaimsRequest(worker_id="w", leases=[lease])
+
 
 def _world(tmp: Path, public_reads: bool) -> Iterator[World]:
     with pytest.MonkeyPatch.context() as mp, serve_bot() as remote_bot:
@@ -311,6 +317,7 @@ MATCH_HOST: dict[str, Make] = {
     "ReportMatch": lambda w: w.claimed_report(),
     "ClaimBlock": lambda w: worker_pb2.ClaimBlockRequest(match_ids=[w.queued_match()]),
     "ReportBlock": lambda w: worker_pb2.ReportBlockRequest(reports=[w.claimed_report()]),
+    "RenewClaims": lambda w: w.claimed_lease(),
     "FetchBotCode": lambda w: worker_pb2.FetchBotCodeRequest(code_sha256=_alice_code(w)),
     "AnnounceWorker": lambda w: worker_pb2.AnnounceWorkerRequest(
         worker_id="w", builtin_bots=[worker_pb2.BuiltinBot(name="alpha", games=["toy"])]

@@ -28,6 +28,12 @@ class FakeBlockHost:
     claims: list[BlockClaim]
     refuse: set[str] = field(default_factory=set)
     calls: list[tuple[list[str], list[tuple[str, str]]]] = field(default_factory=list)
+    renewals: list[list[str]] = field(default_factory=list)
+    lose: set[str] = field(default_factory=set)
+
+    def renew(self, match_ids: Sequence[str], worker_id: str) -> dict[str, bool]:
+        self.renewals.append(list(match_ids))
+        return {m: m not in self.lose for m in match_ids}
 
     def claim_block(
         self, match_ids: Sequence[str], worker_id: str, task_id: str = ""
@@ -81,8 +87,9 @@ def test_a_missing_bot_voids_its_match_and_the_rest_is_reported() -> None:
     )
     outcomes = _run(host, ["b.s0", "b.s1"])
     assert outcomes == [MatchOutcome.VOIDED, MatchOutcome.GONE]
-    ((played, voids),) = host.calls
-    assert played == ["b.s1"] and voids[0][0] == "b.s0"
+    # The void is reported at once (queued again while the block plays), the rest at the end.
+    (_, void), (played, voids) = host.calls
+    assert void[0][0] == "b.s0" and played == ["b.s1"] and voids == []
 
 
 def test_the_soft_time_limit_reports_what_was_played_and_voids_the_rest(
@@ -129,3 +136,20 @@ def test_each_match_of_a_block_has_its_own_soft_limit() -> None:
             pass
     with soft_limit(60):  # disarmed on the way out: nothing fires later
         pass
+
+
+def test_each_match_but_the_first_renews_the_claims_of_the_unreported_ones() -> None:
+    ids = ["b.s0", "b.s1", "b.s2"]
+    host = FakeBlockHost([BlockClaim(m, _plan(m), lease_s=3600) for m in ids])
+    assert _run(host, ids) == [MatchOutcome.RECORDED] * 3
+    # A lease covers one lease, not one per match: renewed as each match begins, played
+    # ones included (their report comes at the end of the block).
+    assert host.renewals == [ids, ids]
+
+
+def test_a_match_whose_claim_was_lost_is_not_played() -> None:
+    ids = ["b.s0", "b.s1"]
+    host = FakeBlockHost([BlockClaim(m, _plan(m), lease_s=3600) for m in ids], lose={"b.s1"})
+    assert _run(host, ids) == [MatchOutcome.RECORDED, MatchOutcome.GONE]
+    assert host.calls == [(["b.s0"], [])]
+    assert host.renewals == [ids]

@@ -58,7 +58,7 @@ def test_a_worker_missing_a_guarantee_refuses_uploaded_bots(
     refused = SandboxReport(
         SandboxTier.REFUSED, (), ((Guarantee.SECCOMP, "the kernel has no seccomp"),)
     )
-    monkeypatch.setattr(clients, "cached_check", lambda limits: refused)
+    monkeypatch.setattr(clients, "current_report", lambda limits: refused)
     plan, codes = uploaded_plan()
     seats = SeatClients(CodeCache(tmp_path, codes.__getitem__))
     with pytest.raises(InfrastructureError, match=r"refuses uploaded bots.*no seccomp"):

@@ -1,0 +1,29 @@
+"""worker faults: each match counts the attempts voided by the infrastructure apart from
+the attempts a bot could have lost
+
+Revision ID: 0013_worker_faults
+Revises: 0013_standings
+Create Date: 2026-12-02
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0013_worker_faults"
+down_revision = "0013_standings"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("matches") as batch:
+        batch.add_column(
+            sa.Column("infra_retries", sa.Integer(), nullable=False, server_default="0")
+        )
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("matches") as batch:
+        batch.drop_column("infra_retries")
