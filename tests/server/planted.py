@@ -1,0 +1,116 @@
+"""Rated results of planted strengths, recorded through the store's own API (create, queue,
+claim, finalize: what a worker's report does), for the refit tests and the read benchmark."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from server.storage import (
+    NewMatch,
+    NewTournament,
+    Outcome,
+    SeatOutcome,
+    SqlStore,
+    TournamentStatus,
+)
+
+NOW = datetime(2026, 1, 1, 12, 0, 0)
+SOURCE = "from bots.sdk import run\nrun(lambda observation, legal: 0)\n"
+
+
+@dataclass(frozen=True)
+class Field:
+    """Bots of one game with planted strengths (natural log units), by version id."""
+
+    game: str
+    rules_version: str
+    version_ids: tuple[int, ...]
+    strengths: tuple[float, ...]
+
+
+def bots(store: SqlStore, game: str, rules: str, names: Sequence[str], seed: int = 0) -> Field:
+    """Upload ``names`` (one user owns them) with random planted strengths."""
+    user = store.get_user("planter") or store.create_user("planter", False, NOW)
+    ids = []
+    for name in names:
+        code = f"{SOURCE}# {name}\n".encode()
+        record, _ = store.add_bot_version(
+            name, game, code, hashlib.sha256(code).hexdigest(), name, user.user_id
+        )
+        ids.append(record.version_id)
+    rng = np.random.default_rng(seed)
+    return Field(game, rules, tuple(ids), tuple(float(x) for x in rng.normal(0, 1, len(ids))))
+
+
+def tables(
+    field: Field, matches: int, k: int, seed: int
+) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """``matches`` tables of ``k`` seats: (version ids by seat, ranks by seat), the finishing
+    order drawn from the planted Plackett-Luce model (a tie now and then)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    strength = np.array(field.strengths)
+    for _ in range(matches):
+        seats = rng.choice(len(field.version_ids), size=k, replace=False)
+        keys = rng.gumbel(size=k) + strength[seats]
+        order = np.argsort(-keys)
+        ranks = np.empty(k, np.int64)
+        ranks[order] = np.arange(k)
+        if k > 2 and rng.random() < 0.1:  # the last two tie
+            ranks[order[-1]] = ranks[order[-2]]
+        out.append((tuple(field.version_ids[s] for s in seats), tuple(int(r) for r in ranks)))
+    return out
+
+
+def record(
+    store: SqlStore,
+    field: Field,
+    tournament_id: str,
+    played: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
+    *,
+    per_block: int = 2,
+    chunk: int = 500,
+) -> None:
+    """One rated tournament of these tables, every ``per_block`` consecutive tables one
+    duplicate block (round), recorded as workers' reports are (in chunks of ``chunk``)."""
+    k = max(len(seats) for seats, _ in played)
+    matches = tuple(
+        NewMatch(
+            f"{tournament_id}.m{i}", i // per_block, 0, i % per_block, i // per_block + 1, seats
+        )
+        for i, (seats, _) in enumerate(played)
+    )
+    store.create_tournament(
+        NewTournament(
+            tournament_id=tournament_id,
+            game=field.game,
+            rules_version=field.rules_version,
+            format="round_robin",
+            players_per_table=k,
+            rounds=max(1, len(played) // per_block),
+            seed=1,
+            decision_time_ms=100,
+            time_bank_ms=1000,
+            rated=True,
+            entry_version_ids=tuple(sorted({v for seats, _ in played for v in seats})),
+            matches=matches,
+        )
+    )
+    store.set_tournament_status(tournament_id, TournamentStatus.RUNNING, [TournamentStatus.CREATED])
+    for at in range(0, len(played), chunk):
+        part = range(at, min(at + chunk, len(played)))
+        ids = [matches[i].match_id for i in part]
+        store.mark_queued(ids, NOW)
+        for match_id in ids:
+            store.claim_match(match_id, "w", NOW + timedelta(days=3650), "h-" + match_id)
+        reports = []
+        for i in part:
+            ranks = played[i][1]
+            outcome = Outcome(tuple(SeatOutcome(10 - r, r) for r in ranks), (), 0.5)
+            reports.append((matches[i].match_id, outcome, "h-" + matches[i].match_id))
+        assert all(store.finalize_matches(reports, NOW))
