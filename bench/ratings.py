@@ -9,6 +9,15 @@
 - the planted-strength coverage of nominal 95% intervals (sandwich, and model-based intervals
   that treat games as independent) at three levels of duplicate-block luck.
 
+- the service's whole refit path through the store (``--service``, or by default): rated
+  results recorded through the store's API into SQLite (two- and four-seat tables among 200
+  bots), then per stage (SQL read, packing, Newton, intervals and table) the cold path a
+  read used to take on every new result (``rated_results`` -> ``pack`` -> ``fit`` ->
+  ``sandwich`` -> ``table``), the background refit's first fit (the log's tail from 0 into
+  an appendable design) and its incremental refit after 100 more results (the tail since
+  the last read appended, the fit warm-started), at 10,000 and 100,000 results
+  (``--service-results`` to change; recording 100,000 results takes several minutes).
+
 Targets (the ranked-play issue): 100k in under 2 s, 1M in under 15 s, the bootstrap under
 3 minutes, coverage 93-97%. Numbers only; tests assert nothing about time.
 """
@@ -25,6 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import refit_path
 from server.ratings.data import Packed
 from server.ratings.fit import ELO, Layout, fit
 from server.ratings.intervals import ANCHOR_RATING, Z95, bootstrap, ratings_and_sd, sandwich
@@ -106,7 +116,19 @@ def coverage(shared_luck: float, datasets: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help="skip 1M matches and the bootstrap")
+    parser.add_argument(
+        "--service", action="store_true", help="only the service's refit path through the store"
+    )
+    parser.add_argument(
+        "--service-results",
+        type=lambda x: [int(n) for n in x.split(",")],
+        default=[10_000, 100_000],
+        help="result counts of the refit-path table, comma-separated (default 10000,100000)",
+    )
     args = parser.parse_args()
+    refit_path.table(args.service_results)
+    if args.service:
+        return
     print("fit: Plackett-Luce with seat advantages, 200 bots, four-seat matches (CPU seconds)")
     print(f"{'matches':>10} {'fit s':>7} {'intervals s':>12} {'Newton steps':>13} "
           f"{'per-game loop s':>16} {'speed-up':>9} {'target s':>9}")  # fmt: skip

@@ -7,7 +7,7 @@ number it has read up to. A leaderboard is polled (its new rated results read an
 when the recorder says a result arrived (:meth:`RefitService.touch`) and at least every
 ``debounce`` seconds otherwise (results recorded by another process); it is refitted when it
 holds results its last fit had not, but not sooner than ``debounce`` seconds after its last
-fit, nor sooner than :data:`FIT_GAP` times that fit's duration (fits stay under a tenth of a
+fit, nor sooner than :data:`FIT_GAP` times that fit's CPU time (fits stay under a tenth of a
 core however large the design grows).
 
 Large fits run in a process of their own (``processes``): the design's new batches cross to
@@ -38,7 +38,7 @@ from server.storage import RatedResult, Store
 
 log = logging.getLogger(__name__)
 
-#: The pause after a fit is at least this many times the fit's duration: fits then take at
+#: The pause after a fit is at least this many times the fit's CPU time: fits then take at
 #: most 1 / (1 + FIT_GAP) of a core.
 FIT_GAP = 9.0
 #: Designs with fewer results fit on the refit thread even when processes are on.
@@ -244,7 +244,9 @@ class RefitService:
             fitted = self._fitter.fit(key, board.design)
             board.unsent, board.shipped = [], False
         seconds = time.perf_counter() - started
-        board.next_fit = self.clock() + max(self.debounce, FIT_GAP * seconds)
+        # The pause follows the fit's CPU time (a process's start-up or a busy machine's
+        # waits are not the fit's cost).
+        board.next_fit = self.clock() + max(self.debounce, FIT_GAP * fitted.cpu_seconds)
         snapshot = Snapshot(fitted, datetime.now(UTC).replace(tzinfo=None))
         with self._cond:
             board.snapshot, board.fitted, board.error = snapshot, fitted.matches, False

@@ -67,17 +67,16 @@ def tables(
     return out
 
 
-def record(
+def create(
     store: SqlStore,
     field: Field,
     tournament_id: str,
     played: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
     *,
     per_block: int = 2,
-    chunk: int = 500,
 ) -> None:
-    """One rated tournament of these tables, every ``per_block`` consecutive tables one
-    duplicate block (round), recorded as workers' reports are (in chunks of ``chunk``)."""
+    """A running rated tournament of these tables (pending), every ``per_block`` consecutive
+    tables one duplicate block (round)."""
     k = max(len(seats) for seats, _ in played)
     matches = tuple(
         NewMatch(
@@ -102,15 +101,41 @@ def record(
         )
     )
     store.set_tournament_status(tournament_id, TournamentStatus.RUNNING, [TournamentStatus.CREATED])
+
+
+def play(
+    store: SqlStore,
+    tournament_id: str,
+    played: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
+    *,
+    first: int = 0,
+    chunk: int = 500,
+) -> None:
+    """Record the results of a created tournament's matches ``first`` on (these tables'
+    ranks) as workers' reports are: queued, claimed, finalized in chunks of ``chunk``."""
     for at in range(0, len(played), chunk):
         part = range(at, min(at + chunk, len(played)))
-        ids = [matches[i].match_id for i in part]
+        ids = [f"{tournament_id}.m{first + i}" for i in part]
         store.mark_queued(ids, NOW)
         for match_id in ids:
             store.claim_match(match_id, "w", NOW + timedelta(days=3650), "h-" + match_id)
         reports = []
-        for i in part:
-            ranks = played[i][1]
-            outcome = Outcome(tuple(SeatOutcome(10 - r, r) for r in ranks), (), 0.5)
-            reports.append((matches[i].match_id, outcome, "h-" + matches[i].match_id))
+        for match_id, i in zip(ids, part, strict=True):
+            outcome = Outcome(tuple(SeatOutcome(10 - r, r) for r in played[i][1]), (), 0.5)
+            reports.append((match_id, outcome, "h-" + match_id))
         assert all(store.finalize_matches(reports, NOW))
+
+
+def record(
+    store: SqlStore,
+    field: Field,
+    tournament_id: str,
+    played: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
+    *,
+    per_block: int = 2,
+    chunk: int = 500,
+) -> None:
+    """One rated tournament of these tables, every result recorded (:func:`create`, then
+    :func:`play`)."""
+    create(store, field, tournament_id, played, per_block=per_block)
+    play(store, tournament_id, played, chunk=chunk)
