@@ -140,3 +140,50 @@ def table(sizes: list[int]) -> None:
             planted.record(store, field, "more", planted.tables(field, 100, 2, seed=-1 % 997))
             again, seq, last = refit(store, rules, design, seq, last)
             print(again.line("+100", size + 100))
+
+
+def in_memory(sizes: list[int]) -> None:
+    """The fitting side of an incremental refit at sizes too large to record through the
+    store here: a design of simulated four-seat results (200 bots), 100 more appended, the
+    fit warm-started, intervals and table; CPU seconds per stage."""
+    from server.ratings.simulate import simulate
+
+    print("the fitting side of a refit after +100 results, in memory (CPU s; 200 bots, 4 seats)")
+    print(f"{'results':>9} {'path':<6}{'sql':>8}{'pack':>8}{'newton':>8}{'intervals':>10}"
+          f"{'total':>8}")  # fmt: skip
+    for size in sizes:
+        sim = simulate(200, (size + 100) // 4, seats=4, spread_elo=200, shared_luck=0.5, seed=1)
+        print(_added(list(_results(sim.packed))).line("+100", size + 100))
+
+
+def _added(rows: list[Any]) -> Stages:
+    """Stages of refitting a design of ``rows`` but the last 100 after appending those."""
+    design = Design()
+    design.append(rows[:-100])
+    before = design.packed()
+    last = fit(before, tolerance=TOLERANCE)
+    st = Stages()
+    st("pack", lambda: design.append(rows[-100:]))
+    packed = st("pack", design.packed)
+    start = warm_start(last, before.names, packed)
+    result = st("newton", lambda: fit(packed, start=start, tolerance=TOLERANCE))
+    st("intervals", lambda: intervals.table(packed, result, intervals.sandwich(packed, result)))
+    return st
+
+
+def _results(packed: Any) -> Iterator[Any]:
+    """A packed design's results again (bots and competition ranks by seat, block names)."""
+    import numpy as np
+
+    from server.ratings.data import Result
+
+    for t in packed.tables:
+        position = np.arange(t.k)
+        for g in range(len(t.block)):
+            start = np.maximum.accumulate(np.where(t.stage[g] > 0, position, 0))
+            bots: list[str] = [""] * t.k
+            ranks = [0] * t.k
+            for i in range(t.k):
+                bots[t.seats[g, i]] = packed.names[t.bots[g, i]]
+                ranks[t.seats[g, i]] = int(start[i])
+            yield Result(tuple(bots), tuple(ranks), f"b{t.block[g]}")

@@ -64,6 +64,9 @@ class RatingsPart(SqlBase):
         with self._tx() as s:
             # One transaction: the tail read is consistent with the point it reports, so the
             # next read starts exactly after it (the log's primary key orders the range).
+            # No result below ``last`` can commit later: every writer of the log holds
+            # lock_ratings from its insert to its commit (SQLite: one writer at a time), so
+            # sequence numbers become visible in order.
             last = int(s.scalar(select(func.max(m.ResultLog.seq))) or 0)
             if last <= after_seq:
                 return RatedTail((), max(last, after_seq))
