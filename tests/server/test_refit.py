@@ -3,17 +3,20 @@ to a fit from scratch, and reads that never fit."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
+from server.config import ConfigError, Settings
 from server.ratings import intervals
 from server.ratings.data import pack
 from server.ratings.design import Design
 from server.ratings.fit import fit
 from server.ratings.fitter import TOLERANCE
+from server.services.errors import UnavailableError
 from server.services.leaderboards import LeaderboardService
 from server.services.refit import RefitService, as_result
 from server.storage import SqlStore
@@ -226,3 +229,25 @@ def test_a_design_ships_as_batches_of_integer_arrays() -> None:
         for ta, tb in zip(a.tables, b.tables, strict=True):
             assert np.array_equal(ta.bots, tb.bots) and np.array_equal(ta.stage, tb.stage)
             assert np.array_equal(ta.block, tb.block)
+
+
+def test_a_first_read_without_a_fit_in_time_is_unavailable(store: SqlStore) -> None:
+    refits = RefitService(store, first_wait=0.0)  # no thread: nothing fits
+    with pytest.raises(UnavailableError, match="being computed for the first time"):
+        refits.snapshot(("toy", RULES))
+    refits.tick()
+    assert refits.snapshot(("toy", RULES)).fitted.matches == 0  # an empty log: an empty fit
+    refits.close()
+
+
+def test_refit_settings() -> None:
+    s = Settings.from_env({})
+    assert s.refit_seconds == 3.0 and s.refit_process is None
+    assert s.effective_refit_process == ((os.cpu_count() or 1) > 1)
+    s = Settings.from_env({"HAMLET_REFIT_SECONDS": "0.5", "HAMLET_REFIT_PROCESS": "no"})
+    assert s.refit_seconds == 0.5 and s.effective_refit_process is False
+    assert Settings.from_env({"HAMLET_REFIT_PROCESS": "yes"}).effective_refit_process is True
+    with pytest.raises(ConfigError, match="HAMLET_REFIT_SECONDS"):
+        Settings.from_env({"HAMLET_REFIT_SECONDS": "0"})
+    with pytest.raises(ConfigError, match="HAMLET_REFIT_PROCESS"):
+        Settings.from_env({"HAMLET_REFIT_PROCESS": "maybe"})
