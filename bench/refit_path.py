@@ -122,24 +122,53 @@ def seeded(results: int) -> Iterator[tuple[SqlStore, planted.Field]]:
             store.close()
 
 
-def table(sizes: list[int]) -> None:
-    """Print the refit path per stage at each size."""
+def table(sizes: list[int], dbs: list[Path] | None = None) -> None:
+    """Print the refit path per stage at each size (recorded now), and on a copy of each
+    SQLite file in ``dbs`` (results generated before, e.g. by ``bench/reads_million.py``)."""
     print("the service's refit path through the store (CPU s; SQLite; 200 bots, 2 and 4 seats)")
     print(f"{'results':>9} {'path':<6}{'sql':>8}{'pack':>8}{'newton':>8}{'intervals':>10}"
           f"{'total':>8}")  # fmt: skip
-    rules = games.get(GAME).rules_version
     for size in sizes:
         with seeded(size) as (store, field):
             started = time.perf_counter()
             seed(store, field, size, 0, "s")
             print(f"  (recorded {size:,} results in {time.perf_counter() - started:.0f} s)")
-            print(cold(store, rules).line("cold", size))
-            design = Design()
-            first, seq, last = refit(store, rules, design, 0, None)
-            print(first.line("first", size))
-            planted.record(store, field, "more", planted.tables(field, 100, 2, seed=-1 % 997))
-            again, seq, last = refit(store, rules, design, seq, last)
-            print(again.line("+100", size + 100))
+            _paths(store, field)
+    for db in dbs or []:
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / "hamlet.db"
+            source = open_store(f"sqlite:///{db}")
+            with source.engine.connect() as conn:  # a consistent copy, WAL and all
+                conn.exec_driver_sql(f"VACUUM INTO '{copy}'")
+            source.close()
+            store = quick_store(copy)
+            rules = games.get(GAME).rules_version
+            seen = {(n, v) for r in store.rated_results(GAME, rules)[:5000] for n, v, _ in r.seats}
+            ids = sorted(_ids(store, seen))
+            print(f"  ({db}: results generated before)")
+            _paths(store, planted.Field(GAME, rules, tuple(ids), tuple(0.0 for _ in ids)))
+            store.close()
+
+
+def _ids(store: SqlStore, seen: set[tuple[str, int]]) -> list[int]:
+    out = []
+    for name, version in seen:
+        found = store.get_bot_version(name, version)
+        if found is not None:
+            out.append(found.version_id)
+    return out
+
+
+def _paths(store: SqlStore, field: planted.Field) -> None:
+    rules = games.get(GAME).rules_version
+    size = len(store.rated_results(GAME, rules))
+    print(cold(store, rules).line("cold", size))
+    design = Design()
+    first, seq, last = refit(store, rules, design, 0, None)
+    print(first.line("first", size))
+    planted.record(store, field, f"more{size}", planted.tables(field, 100, 2, seed=size % 997))
+    again, seq, last = refit(store, rules, design, seq, last)
+    print(again.line("+100", size + 100))
 
 
 def in_memory(sizes: list[int]) -> None:
