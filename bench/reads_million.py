@@ -13,9 +13,10 @@
    in-memory queue, ``HAMLET_REFIT_SECONDS`` from ``--refit-seconds``) and waits for the
    leaderboard's first fit (the time is printed).
 3. Has that server record new rated results at ``--rate`` a second (default 20) as its
-   recorder does (store, then the recorder's signal), while this process calls, in turn over
-   real gRPC for ``--seconds`` (default 60): ``GetLeaderboard``, ``GetTournament`` of the
-   5,000- and the 100,000-match event and ``GetReplay`` of a match, each with default paging.
+   recorder does (store, then the recorder's signal), while this process calls over real
+   gRPC for ``--seconds`` (default 60), one client per call, back to back, all at once:
+   ``GetLeaderboard``, ``GetTournament`` of the 5,000- and the 100,000-match event and
+   ``GetReplay`` of a match, each with default paging (``--calls`` picks some).
 4. Prints p50/p99 milliseconds per call, the server's CPU share (its process and the fitting
    process), the share the fits took (``hamlet_server_rating_fit_cpu_seconds_total``), and how
    long new results took to show on the leaderboard (p50/max over the results fed).
@@ -37,6 +38,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -55,6 +57,8 @@ from tests.server import planted
 GAME = "village"
 BOTS = 200
 SMALL, BIG, REST = 5_000, 100_000, 50_000
+#: Results are fed into events of this many matches.
+FEED_EVENT = 100
 
 
 @dataclass(frozen=True)
@@ -197,17 +201,20 @@ def _feed(server: object, field: planted.Field, rate: float, seconds: float) -> 
 
     assert isinstance(server, HamletServer)
     store = server.store
-    tid = f"feed-{int(time.time())}"
-    tables = planted.tables(field, int(rate * seconds * 1.5) + 100, 2, seed=int(time.time()))
-    planted.create(store, field, tid, tables, per_block=2)
     stop = threading.Event()
     threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
     started = time.monotonic()
-    for i, (_, ranks) in enumerate(tables):
+    tid, tables = "", planted.tables(field, 0, 2, seed=0)
+    for i in range(int(rate * seconds * 2) + 100):
+        if i % FEED_EVENT == 0:  # small events: finishing one result costs the same throughout
+            tid = f"feed-{int(time.time())}-{i}"
+            tables = planted.tables(field, FEED_EVENT, 2, seed=int(time.time()) + i)
+            planted.create(store, field, tid, tables, per_block=2)
         wait = started + i / rate - time.monotonic()
         if stop.wait(max(wait, 0.0)):
             return
-        match_id = f"{tid}.m{i}"
+        match_id = f"{tid}.m{i % FEED_EVENT}"
+        ranks = tables[i % FEED_EVENT][1]
         store.mark_queued([match_id], planted.NOW)
         store.claim_match(match_id, "w", planted.NOW + timedelta(days=3650), "h-" + match_id)
         outcome = Outcome(tuple(SeatOutcome(10 - r, r) for r in ranks), (), 0.5)
@@ -279,29 +286,51 @@ def measure(args: argparse.Namespace, db: Path, made: Generated) -> None:
         threading.Thread(target=read_fed, daemon=True).start()
         proc.stdin.write(f"feed {args.rate} {args.seconds}\n")
         proc.stdin.flush()
-        calls = {
-            "GetLeaderboard": lambda: arena.GetLeaderboard(
-                arena_pb2.GetLeaderboardRequest(game=GAME)
+        every = {
+            "leaderboard": (
+                "GetLeaderboard",
+                lambda: arena.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game=GAME)),
             ),
-            f"GetTournament {made.events[0][1]:,} (a)": lambda: arena.GetTournament(
-                arena_pb2.TournamentRef(tournament_id=made.events[0][0])
+            "small": (
+                f"GetTournament {made.events[0][1]:,} ({made.events[0][0]})",
+                lambda: arena.GetTournament(
+                    arena_pb2.TournamentRef(tournament_id=made.events[0][0])
+                ),
             ),
-            f"GetTournament {made.events[1][1]:,} (b)": lambda: arena.GetTournament(
-                arena_pb2.TournamentRef(tournament_id=made.events[1][0])
+            "big": (
+                f"GetTournament {made.events[1][1]:,} ({made.events[1][0]})",
+                lambda: arena.GetTournament(
+                    arena_pb2.TournamentRef(tournament_id=made.events[1][0])
+                ),
             ),
-            "GetReplay": lambda: arena.GetReplay(arena_pb2.MatchRef(match_id=replay_id)),
+            "replay": (
+                "GetReplay",
+                lambda: arena.GetReplay(arena_pb2.MatchRef(match_id=replay_id)),
+            ),
         }
+        calls = {every[c][0]: every[c][1] for c in args.calls.split(",")}
         times: dict[str, list[float]] = {name: [] for name in calls}
         seen: list[tuple[float, int]] = []  # (wall time, results in the leaderboard's fit)
         cpu0, fit0, t0 = _cpu(server), _metric(ports["metrics"], FIT_CPU), time.monotonic()
-        while time.monotonic() - t0 < args.seconds:
-            for name, call in calls.items():
+
+        def loop(name: str, call: Callable[[], object]) -> None:
+            """One client calling ``call`` back to back for the window."""
+            while time.monotonic() - t0 < args.seconds:
                 at = time.perf_counter()
                 answer = call()
                 times[name].append((time.perf_counter() - at) * 1000)
-                if name == "GetLeaderboard":
-                    assert isinstance(answer, arena_pb2.Leaderboard)
+                if isinstance(answer, arena_pb2.Leaderboard):
                     seen.append((time.time(), answer.fitted_results - base))
+
+        clients = [threading.Thread(target=loop, args=item) for item in calls.items()]
+        if "GetLeaderboard" not in calls:  # the visibility needs a leaderboard reader
+            watch = every["leaderboard"][1]
+            times["(watch)"] = []
+            clients.append(threading.Thread(target=loop, args=("(watch)", watch)))
+        for client in clients:
+            client.start()
+        for client in clients:
+            client.join()
         window = time.monotonic() - t0
         cpu1, fit1 = _cpu(server), _metric(ports["metrics"], FIT_CPU)
         proc.stdin.close()
@@ -316,11 +345,14 @@ def measure(args: argparse.Namespace, db: Path, made: Generated) -> None:
                 proc.kill()
                 proc.wait()
     print(
-        f"\n{made.results:,} rated results; {len(fed)} fed at {args.rate}/s during {window:.0f} s"
+        f"\n{made.results:,} rated results; {len(fed)} fed (at {args.rate}/s asked) during "
+        f"{window:.0f} s"
     )
-    print(f"{'call':<26}{'calls':>7}{'p50 ms':>9}{'p99 ms':>9}")
+    print(f"{'call':<34}{'calls':>7}{'p50 ms':>9}{'p99 ms':>9}")
     for name, ms in times.items():
-        print(f"{name:<26}{len(ms):>7}{statistics.median(ms):>9.1f}{_pct(ms, 99):>9.1f}")
+        if name == "(watch)":
+            continue
+        print(f"{name:<34}{len(ms):>7}{statistics.median(ms):>9.1f}{_pct(ms, 99):>9.1f}")
     print(
         f"server CPU (its process and the fitting process): {(cpu1 - cpu0) / window:.0%} of a core"
     )
@@ -349,6 +381,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--rate", type=float, default=20.0)
     parser.add_argument("--refit-seconds", type=float, default=3.0)
+    parser.add_argument(
+        "--calls",
+        default="leaderboard,small,big,replay",
+        help="the reads, each by its own client at once: leaderboard, small (GetTournament of "
+        "the 5,000-match event), big (the 100,000-match event), replay",
+    )
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve is not None:
