@@ -100,6 +100,12 @@ class LeaderboardService:
             with self._lock:
                 self._boards[key] = cached
         board = cached[1]
+        if not board.matches and rules != spec.rules_version:
+            # Older rules without results stay without: followed, any name a caller makes up
+            # would be polled for ever.
+            self.refits.forget(key)
+            with self._lock:
+                self._boards.pop(key, None)
         recorded = self.refits.recorded(key)
         return (
             board

@@ -149,6 +149,11 @@ class RefitService:
         with self._cond:
             self._follow(key)
 
+    def forget(self, key: Key) -> None:
+        """Stop keeping a leaderboard (its next read is a first read again)."""
+        with self._cond:
+            self._boards.pop(key, None)
+
     def _follow(self, key: Key) -> _Board:
         board = self._boards.get(key)
         if board is None:

@@ -251,3 +251,16 @@ def test_refit_settings() -> None:
         Settings.from_env({"HAMLET_REFIT_SECONDS": "0"})
     with pytest.raises(ConfigError, match="HAMLET_REFIT_PROCESS"):
         Settings.from_env({"HAMLET_REFIT_PROCESS": "maybe"})
+
+
+def test_older_rules_without_results_are_not_kept(store: SqlStore, toy: str) -> None:
+    refits = RefitService(store, debounce=3600)
+    refits.start()
+    boards = LeaderboardService(store, refits=refits)
+    try:
+        for made_up in ("toy-0", "no-such-rules"):
+            assert boards.published(toy, made_up).lines == ()
+        boards.published(toy)
+        assert list(refits._boards) == [(toy, RULES)]  # only the current rules are followed
+    finally:
+        refits.close()
