@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import random
 import statistics
 import subprocess
 import sys
@@ -51,7 +49,7 @@ import psutil
 import games
 from hamlet.channels import open_channel
 from hamlet.v1 import arena_pb2, arena_pb2_grpc
-from server.storage import DecisionRecord, Outcome, SeatOutcome, SqlStore
+from server.storage import Outcome, SeatOutcome
 from tests.server import planted
 
 GAME = "village"
@@ -111,7 +109,7 @@ def generate(db: Path, results: int) -> Generated:
             done += len(part)
             rate = done / (time.perf_counter() - started)
             print(f"  recorded {done:,} of {results:,} ({rate:.0f}/s)", flush=True)
-    replay = record_replayable(store, field, "e-replay")
+    replay = planted.record_replayable(store, field, "e-replay")
     store.close()
     made = Generated(
         results,
@@ -122,42 +120,6 @@ def generate(db: Path, results: int) -> Generated:
     )
     sidecar.write_text(json.dumps(asdict(made)))
     return made
-
-
-def record_replayable(store: SqlStore, field: planted.Field, tid: str) -> str:
-    """One match played with random legal moves and recorded with its decisions (the
-    replay read); its id."""
-    state = games.get(GAME).new_game(num_players=2, seed=1)
-    rng = random.Random(1)
-    decisions = []
-    while not state.is_over():
-        player = state.to_move()
-        assert player is not None
-        legal = state.legal_actions()
-        action = rng.choice(legal)
-        decisions.append(
-            DecisionRecord(
-                len(decisions),
-                player,
-                len(legal),
-                json.dumps(games.action_to_dict(action)),
-                str(action),
-                0.001,
-                False,
-            )
-        )
-        state.apply(action)
-    result = state.result()
-    seats = tuple(field.version_ids[:2])
-    planted.create(store, field, tid, [(seats, tuple(result.ranks))], per_block=2)
-    match_id = f"{tid}.m0"
-    store.mark_queued([match_id], planted.NOW)
-    store.claim_match(match_id, "w", planted.NOW + timedelta(days=3650), "h-" + match_id)
-    seated = tuple(SeatOutcome(s, r) for s, r in zip(result.scores, result.ranks, strict=True))
-    outcome = Outcome(seated, tuple(decisions), 0.5)
-    assert store.finalize_matches([(match_id, outcome, "h-" + match_id)], planted.NOW) == [True]
-    print(f"  recorded {match_id}: {len(decisions)} decisions (the replay read)")
-    return match_id
 
 
 def serve(db: Path, refit_seconds: float) -> None:
@@ -399,7 +361,6 @@ def main() -> None:
         db = args.db if args.db is not None else Path(tmp) / "hamlet.db"
         made = generate(db, args.results)
         measure(args, db, made)
-    os.environ.pop("_", None)
 
 
 if __name__ == "__main__":

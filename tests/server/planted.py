@@ -4,13 +4,17 @@ claim, finalize: what a worker's report does), for the refit tests and the read 
 from __future__ import annotations
 
 import hashlib
+import json
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
 
+import games
 from server.storage import (
+    DecisionRecord,
     NewMatch,
     NewTournament,
     Outcome,
@@ -139,3 +143,38 @@ def record(
     :func:`play`)."""
     create(store, field, tournament_id, played, per_block=per_block)
     play(store, tournament_id, played, chunk=chunk)
+
+
+def record_replayable(store: SqlStore, field: Field, tid: str) -> str:
+    """One match played with random legal moves and recorded with its decisions (the
+    replay read); its id."""
+    state = games.get(field.game).new_game(num_players=2, seed=1)
+    rng = random.Random(1)
+    decisions = []
+    while not state.is_over():
+        player = state.to_move()
+        assert player is not None
+        legal = state.legal_actions()
+        action = rng.choice(legal)
+        decisions.append(
+            DecisionRecord(
+                len(decisions),
+                player,
+                len(legal),
+                json.dumps(games.action_to_dict(action)),
+                str(action),
+                0.001,
+                False,
+            )
+        )
+        state.apply(action)
+    result = state.result()
+    seats = tuple(field.version_ids[:2])
+    create(store, field, tid, [(seats, tuple(result.ranks))], per_block=2)
+    match_id = f"{tid}.m0"
+    store.mark_queued([match_id], NOW)
+    store.claim_match(match_id, "w", NOW + timedelta(days=3650), "h-" + match_id)
+    seated = tuple(SeatOutcome(s, r) for s, r in zip(result.scores, result.ranks, strict=True))
+    outcome = Outcome(seated, tuple(decisions), 0.5)
+    assert store.finalize_matches([(match_id, outcome, "h-" + match_id)], NOW) == [True]
+    return match_id
