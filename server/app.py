@@ -49,6 +49,7 @@ from server.services.ladder import LadderService
 from server.services.leaderboards import LeaderboardService
 from server.services.matches import MatchService
 from server.services.quotas import QuotaService
+from server.services.refit import RefitService
 from server.services.remote_bots import RemoteBotService
 from server.services.scheduling import CeleryEnqueuer, Enqueuer
 from server.services.tournaments import TournamentService
@@ -135,6 +136,8 @@ class HamletServer:
         self.outage: StorageOutage | None = None
         #: The quota checker (tests move its clock past midnight).
         self.quotas: QuotaService | None = None
+        #: The leaderboards' background refits (stopped with the server).
+        self.refits: RefitService | None = None
 
     def start(self) -> None:
         """Start serving (idempotent)."""
@@ -153,6 +156,8 @@ class HamletServer:
         self._stop.set()
         self.health.enter_graceful_shutdown()
         self.grpc_server.stop(grace).wait()
+        if self.refits is not None:
+            self.refits.close()
         if self.metrics_http is not None:
             self.metrics_http.shutdown()
             self.metrics_http.server_close()
@@ -286,7 +291,16 @@ def build_server(
         handshakes=settings.remote_handshakes,
     )
 
+    refits = RefitService(
+        store,
+        debounce=settings.refit_seconds,
+        processes=settings.effective_refit_process,
+        on_fit=metrics.fitted,
+        on_progress=metrics.fit_progress,
+    )
+
     def on_final(tournament_id: str) -> None:
+        refits.touch()  # a rated result may have arrived: the leaderboards poll the log
         services.tournaments.advance(tournament_id)
         ladder.after_result(tournament_id)
         tests.after_result(tournament_id)
@@ -337,7 +351,7 @@ def build_server(
             services.tournaments,
             services.matches,
             services.accounts,
-            LeaderboardService(store, on_fit=metrics.fitted),
+            LeaderboardService(store, refits=refits),
             HistoryService(store),
             ladder,
             tests,
@@ -382,5 +396,7 @@ def build_server(
     hamlet.ladder = ladder
     hamlet.quotas = quotas
     hamlet.outage = outage
+    hamlet.refits = refits
+    refits.start()
     hamlet.start()
     return hamlet, port

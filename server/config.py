@@ -117,11 +117,24 @@ class Settings:
     #: Bytes of finished matches' replays kept in memory (LRU; 0 keeps none): GetReplay
     #: pages are cut from them instead of replaying the match again.
     replay_cache_bytes: int = 64 * 2**20
+    #: Leaderboards are refitted in the background at most this often (HAMLET_REFIT_SECONDS);
+    #: a new rated result shows on its leaderboard within about this long.
+    refit_seconds: float = 3.0
+    #: Fit in a process of its own (HAMLET_REFIT_PROCESS: yes/no; unset or "auto": when the
+    #: machine has more than one core), so fits never hold the server's GIL.
+    refit_process: bool | None = None
 
     @property
     def effective_database_url(self) -> str:
         """The database URL, defaulting to ``sqlite:///<data_dir>/hamlet.db``."""
         return self.database_url or f"sqlite:///{(self.data_dir / 'hamlet.db').resolve()}"
+
+    @property
+    def effective_refit_process(self) -> bool:
+        """Whether large fits run in a process of their own."""
+        if self.refit_process is None:
+            return (os.cpu_count() or 1) > 1
+        return self.refit_process
 
     @property
     def effective_anonymous_streams(self) -> int:
@@ -182,6 +195,10 @@ class Settings:
         ):
             if not 0 < seconds <= 120:
                 raise ConfigError(f"{name} must be more than 0 and at most 120, not {seconds}")
+        if not 0.05 <= self.refit_seconds <= 3600:
+            raise ConfigError(
+                f"HAMLET_REFIT_SECONDS must be 0.05..3600 seconds, not {self.refit_seconds}"
+            )
         if self.worker_threads < 1:
             raise ConfigError("HAMLET_WORKER_THREADS must be at least 1")
         if self.max_match_attempts < 1:
@@ -268,7 +285,12 @@ class Settings:
             rate = RateLimits.from_env(env)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
+        process = env.get("HAMLET_REFIT_PROCESS", "").strip().lower()
         settings = cls(
+            refit_seconds=num("HAMLET_REFIT_SECONDS", d.refit_seconds, float),
+            refit_process=None
+            if process in ("", "auto")
+            else flag(env, "HAMLET_REFIT_PROCESS", False),
             rate=rate,
             log_refusals=env.get("HAMLET_LOG_REFUSALS") or d.log_refusals,
             metrics_host=env.get("HAMLET_METRICS_HOST") or d.metrics_host,

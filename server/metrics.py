@@ -183,6 +183,19 @@ class ServerMetrics:
             ["game"],
             registry=r,
         )
+        self.rating_fit_pending = Gauge(
+            "hamlet_server_rating_fit_pending_results",
+            "Rated results recorded but not yet in the published leaderboard fit, by game.",
+            ["game"],
+            registry=r,
+        )
+        self.rating_fit_cpu = Counter(
+            "hamlet_server_rating_fit_cpu_seconds_total",
+            "CPU seconds spent in leaderboard fits (in the fitting process when there is one), "
+            "by game.",
+            ["game"],
+            registry=r,
+        )
         self.queue_latency = Histogram(
             "hamlet_server_queue_seconds",
             "Queue latency by stage: dispatch (sent to the queue -> claimed) and report "
@@ -227,6 +240,11 @@ class ServerMetrics:
         """Record one leaderboard fit."""
         self.rating_fit_seconds.labels(game=game).observe(seconds)
         self.rating_fit_matches.labels(game=game).set(matches)
+
+    def fit_progress(self, game: str, pending: int, cpu_seconds: float) -> None:
+        """Record a leaderboard's results awaiting a fit, and a fit's CPU time."""
+        self.rating_fit_pending.labels(game=game).set(pending)
+        self.rating_fit_cpu.labels(game=game).inc(cpu_seconds)
 
     def statement(self, operation: str, seconds: float) -> None:
         """Record one store statement."""

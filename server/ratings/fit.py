@@ -196,3 +196,22 @@ def game_scores(t: Tables, params: FloatArray, layout: Layout) -> FloatArray:
     in finishing order (``t.bots`` and ``t.seats`` say whose); the sandwich sums these by
     duplicate block."""
     return _stages(t, params, layout)[0]
+
+
+def warm_start(previous: FitResult, previous_names: tuple[str, ...], packed: Packed) -> FloatArray:
+    """A start for fitting ``packed`` from an earlier solution over fewer results: each bot's
+    strength and each seat's advantage where the earlier fit had them (bots matched by name,
+    seats by table size and seat), zero for bots and table sizes it had not seen. Newton's
+    method then needs a step or two when a few results were added."""
+    layout = Layout.of(packed)
+    start = np.zeros(layout.size)
+    where = {name: i for i, name in enumerate(previous_names)}
+    for i, name in enumerate(packed.names):
+        j = where.get(name)
+        if j is not None:
+            start[i] = previous.params[j]
+    for k, offset in layout.seat_offset.items():
+        old = previous.layout.seat_offset.get(k)
+        if old is not None:
+            start[offset : offset + k - 1] = previous.params[old : old + k - 1]
+    return start

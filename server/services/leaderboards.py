@@ -1,22 +1,21 @@
-"""Published leaderboards: the rating fit over a game's rated results, refitted when results
-arrive, shown per bot version or per bot (its latest version)."""
+"""Published leaderboards: the rating fit over a game's rated results, refitted in the
+background when results arrive, shown per bot version or per bot (its latest version)."""
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 
 import numpy as np
 
 import games
 from server.ratings import intervals
-from server.ratings.data import Result, pack
-from server.ratings.fit import fit
+from server.ratings.fitter import Key
 from server.ratings.intervals import Line, SeatAdvantage
 from server.services import validation as v
+from server.services.refit import RefitService, Snapshot
 from server.storage import Store
 
 
@@ -90,42 +89,61 @@ def split_version(key: str) -> tuple[str, int]:
 
 
 class LeaderboardService:
-    """Fits on demand and keeps the last fit per (game, rules version) until results change."""
+    """Serves each (game, rules version)'s last published fit; the fits are made in the
+    background by a :class:`~server.services.refit.RefitService` (see there)."""
 
     def __init__(
-        self, store: Store, on_fit: Callable[[str, float, int], None] | None = None
+        self,
+        store: Store,
+        on_fit: Callable[[str, float, int], None] | None = None,
+        refits: RefitService | None = None,
     ) -> None:
         self.store = store
-        #: Told ``(game, seconds, matches)`` after every fit (the server's metrics).
-        self.on_fit = on_fit
+        if refits is None:
+            refits = RefitService(store, on_fit=on_fit)
+            refits.start()
+        #: The background refits (the recorder calls ``refits.touch()`` after each result).
+        self.refits = refits
         self._lock = threading.Lock()
-        self._cache: dict[tuple[str, str], tuple[int, Published]] = {}
+        self._boards: dict[Key, tuple[Snapshot, Published]] = {}
 
     def published(self, game: str, rules_version: str = "") -> Published:
-        """The fitted leaderboard (the engine's current rules when ``rules_version`` is empty)."""
+        """The last fitted leaderboard (the engine's current rules when ``rules_version`` is
+        empty). O(1): the first read of a leaderboard waits for its first fit (boundedly);
+        later reads never wait nor fit."""
         spec = v.game_spec(game)
         rules = rules_version or spec.rules_version
         v.identifier("rules_version", rules)
-        count = self.store.rated_result_count(game)
+        key = (game, rules)
+        snapshot = self.refits.snapshot(key)
         with self._lock:
-            cached = self._cache.get((game, rules))
-        if cached is not None and cached[0] == count:
-            return cached[1]
-        started = time.perf_counter()
-        board = self._fit(game, rules)
-        if self.on_fit is not None:
-            self.on_fit(game, time.perf_counter() - started, board.matches)
-        board = replace(
-            board, fitted_at=datetime.now(UTC).replace(tzinfo=None), results_recorded=count
+            cached = self._boards.get(key)
+        if cached is None or cached[0] is not snapshot:
+            cached = (snapshot, _published(game, rules, snapshot))
+            with self._lock:
+                self._boards[key] = cached
+        board = cached[1]
+        if not board.matches and rules != spec.rules_version:
+            # Older rules without results stay without: followed, any name a caller makes up
+            # would be polled for ever.
+            self.refits.forget(key)
+            with self._lock:
+                self._boards.pop(key, None)
+        recorded = self.refits.recorded(key)
+        return (
+            board
+            if recorded == board.results_recorded
+            else replace(board, results_recorded=recorded)
         )
-        with self._lock:
-            self._cache[(game, rules)] = (count, board)
-        return board
+
+    def rebuild(self, game: str) -> None:
+        """Read a game's result log from its start again (``rebuild-ratings``); the current
+        fits are served until the rebuilt ones are published."""
+        self.refits.reset(game)
 
     def lines_of(self, bot: str, game_names: Sequence[str]) -> dict[tuple[str, int], Line]:
         """A bot's published lines under each game's current rules, by (game, version)
-        (versions without rated games have none). Fits are cached, so this costs a fit only
-        when results arrived since the last one."""
+        (versions without rated games have none): the published fits, never a new one."""
         out: dict[tuple[str, int], Line] = {}
         for game in game_names:
             if game not in games.names():  # a game no longer served has no current rules
@@ -135,29 +153,26 @@ class LeaderboardService:
                     out[(game, vl.version)] = vl.line
         return out
 
-    def _fit(self, game: str, rules: str) -> Published:
-        rows = self.store.rated_results(game, rules)
-        if not rows:
-            return Published(game, rules, (), (), 0, 0)
-        packed = pack(
-            Result(
-                tuple(f"{name}@{version}" for name, version, _ in r.seats),
-                tuple(rank for _, _, rank in r.seats),
-                r.block,
-            )
-            for r in rows
-        )
-        result = fit(packed)
-        cov = intervals.sandwich(packed, result)
-        lines = intervals.table(packed, result, cov)
-        versions: dict[str, list[int]] = {}
-        for line in lines:
-            name, version = split_version(line.bot)
-            versions.setdefault(name, []).append(version)
-        out = []
-        for line in lines:
-            name, version = split_version(line.bot)
-            others = tuple(sorted(x for x in versions[name] if x != version))
-            out.append(VersionLine(name, version, line, others))
-        seats = tuple(intervals.seat_advantages(result, cov))
-        return Published(game, rules, tuple(out), seats, len(rows), packed.blocks)
+
+def _published(game: str, rules: str, snapshot: Snapshot) -> Published:
+    """A fit as the published leaderboard: lines per bot version, best first."""
+    fitted = snapshot.fitted
+    versions: dict[str, list[int]] = {}
+    for line in fitted.lines:
+        name, version = split_version(line.bot)
+        versions.setdefault(name, []).append(version)
+    out = []
+    for line in fitted.lines:
+        name, version = split_version(line.bot)
+        others = tuple(sorted(x for x in versions[name] if x != version))
+        out.append(VersionLine(name, version, line, others))
+    return Published(
+        game,
+        rules,
+        tuple(out),
+        fitted.seats,
+        fitted.matches,
+        fitted.blocks,
+        fitted_at=snapshot.fitted_at,
+        results_recorded=fitted.matches,
+    )

@@ -263,6 +263,17 @@ class RatedResult:
 
 
 @dataclass(frozen=True, slots=True)
+class RatedTail:
+    """The rated results recorded after a point of the result log, and the new point.
+
+    ``last_seq`` is the log's highest sequence number when the tail was read (whatever the
+    game): the next read asks for what came after it."""
+
+    results: tuple[RatedResult, ...]
+    last_seq: int
+
+
+@dataclass(frozen=True, slots=True)
 class NewMatch:
     """A match to create: seats are bot version ids by seat."""
 

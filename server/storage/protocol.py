@@ -22,6 +22,7 @@ from server.storage.base import (
     PendingBlock,
     QuotaUsage,
     RatedResult,
+    RatedTail,
     SeatTraceRecord,
     SprtRecord,
     Standing,
@@ -453,6 +454,12 @@ class Store(Protocol):
 
     def rated_result_count(self, game: str) -> int:
         """How many rated results a game has (changes when a result is recorded)."""
+        ...
+
+    def rated_results_after(self, game: str, rules_version: str, after_seq: int) -> RatedTail:
+        """The rated finished matches of a game under one rules version recorded after
+        ``after_seq`` of the result log, in recording order, and the log's last sequence
+        number (0 when empty): what an in-memory design appends."""
         ...
 
     def rebuild_ratings(self, game: str) -> list[BotRating]:

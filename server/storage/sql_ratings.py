@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, func, select, text
+from sqlalchemy import Row, Select, delete, func, select, text
 from sqlalchemy.orm import Session
 
 from server import elo
 from server.storage import models as m
-from server.storage.base import RatedResult
+from server.storage.base import RatedResult, RatedTail
 from server.storage.sqlbase import SqlBase
 
 #: The PostgreSQL advisory lock that rating writers take (the bytes of "hamlet-r").
@@ -56,35 +56,26 @@ class RatingsPart(SqlBase):
     def rated_results(self, game: str, rules_version: str) -> list[RatedResult]:
         with self._tx() as s:
             rows = s.execute(
-                select(
-                    m.Match.id,
-                    m.Match.tournament_id,
-                    m.Match.round,
-                    m.Match.table_index,
-                    m.Bot.name,
-                    m.BotVersion.version,
-                    m.MatchSeat.rank,
-                )
-                .select_from(m.ResultLog)
-                .join(m.Match, m.Match.id == m.ResultLog.match_id)
-                .join(m.MatchSeat, m.MatchSeat.match_id == m.Match.id)
-                .join(m.BotVersion, m.BotVersion.id == m.MatchSeat.bot_version_id)
-                .join(m.Bot, m.Bot.id == m.BotVersion.bot_id)
-                .where(
-                    m.ResultLog.game == game,
-                    m.ResultLog.rated.is_(True),
-                    m.Match.rules_version == rules_version,
-                )
-                .order_by(m.Match.id, m.MatchSeat.seat)
+                _rated_seats(game, rules_version).order_by(m.Match.id, m.MatchSeat.seat)
             ).all()
-        out: list[RatedResult] = []
-        seats: list[tuple[str, int, int]] = []
-        for i, (match_id, tid, rnd, table, name, version, rank) in enumerate(rows):
-            seats.append((name, version, int(rank or 0)))
-            if i + 1 == len(rows) or rows[i + 1][0] != match_id:
-                out.append(RatedResult(match_id, f"{tid}.r{rnd}.t{table}", tuple(seats)))
-                seats = []
-        return out
+        return _grouped(rows)
+
+    def rated_results_after(self, game: str, rules_version: str, after_seq: int) -> RatedTail:
+        with self._tx() as s:
+            # One transaction: the tail read is consistent with the point it reports, so the
+            # next read starts exactly after it (the log's primary key orders the range).
+            # No result below ``last`` can commit later: every writer of the log holds
+            # lock_ratings from its insert to its commit (SQLite: one writer at a time), so
+            # sequence numbers become visible in order.
+            last = int(s.scalar(select(func.max(m.ResultLog.seq))) or 0)
+            if last <= after_seq:
+                return RatedTail((), max(last, after_seq))
+            rows = s.execute(
+                _rated_seats(game, rules_version)
+                .where(m.ResultLog.seq > after_seq, m.ResultLog.seq <= last)
+                .order_by(m.ResultLog.seq, m.MatchSeat.seat)
+            ).all()
+        return RatedTail(tuple(_grouped(rows)), last)
 
     def rated_log(self, game: str) -> list[tuple[str, datetime, tuple[str, ...], tuple[int, ...]]]:
         with self._tx() as s:
@@ -144,6 +135,43 @@ class RatingsPart(SqlBase):
                     )
                 )
             return elo.ordered(table)
+
+
+def _rated_seats(game: str, rules_version: str) -> Select[str, str, int, int, str, int, int | None]:
+    """The seats of a game's rated results under one rules version, one row per seat."""
+    return (
+        select(
+            m.Match.id,
+            m.Match.tournament_id,
+            m.Match.round,
+            m.Match.table_index,
+            m.Bot.name,
+            m.BotVersion.version,
+            m.MatchSeat.rank,
+        )
+        .select_from(m.ResultLog)
+        .join(m.Match, m.Match.id == m.ResultLog.match_id)
+        .join(m.MatchSeat, m.MatchSeat.match_id == m.Match.id)
+        .join(m.BotVersion, m.BotVersion.id == m.MatchSeat.bot_version_id)
+        .join(m.Bot, m.Bot.id == m.BotVersion.bot_id)
+        .where(
+            m.ResultLog.game == game,
+            m.ResultLog.rated.is_(True),
+            m.Match.rules_version == rules_version,
+        )
+    )
+
+
+def _grouped(rows: Sequence[Row[str, str, int, int, str, int, int | None]]) -> list[RatedResult]:
+    """Seat rows (ordered so that a match's seats are adjacent, by seat) as results."""
+    out: list[RatedResult] = []
+    seats: list[tuple[str, int, int]] = []
+    for i, (match_id, tid, rnd, table, name, version, rank) in enumerate(rows):
+        seats.append((name, version, int(rank or 0)))
+        if i + 1 == len(rows) or rows[i + 1][0] != match_id:
+            out.append(RatedResult(match_id, f"{tid}.r{rnd}.t{table}", tuple(seats)))
+            seats = []
+    return out
 
 
 def rating_line(row: m.Rating) -> elo.BotRating:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hamlet.v1 import arena_pb2
+from tests.integration.stack import wait_until
 from tests.server import fakeworker
 from tests.server.conftest import Running
 
@@ -70,9 +71,19 @@ def test_the_fit_is_refitted_when_results_arrive(running: Running) -> None:
     fakeworker.announce(running.worker_channel, ["toy"], bots=("random", "alpha"))
     _play(running, ["random", "alpha"], rounds=2)
     first = running.arena.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="toy"))
+    assert first.fitted_results == first.matches == 4 and first.fitted_at
     _play(running, ["random", "alpha"], rounds=8, seed=2)
-    later = running.arena.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="toy"))
-    assert (first.matches, later.matches) == (4, 20)
+    # The refit runs in the background: the next reads serve the last fit until it is done.
+    boards = []
+
+    def refitted() -> bool:
+        boards.append(running.arena.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="toy")))
+        return boards[-1].matches == 20
+
+    wait_until(refitted, 30, "the refit with the new results")
+    later = boards[-1]
+    assert all(b.matches in (4, 20) for b in boards)
+    assert later.results_recorded == later.fitted_results == 20
     width = {b.matches: max(x.high - x.low for x in b.lines) for b in (first, later)}
     assert width[20] < width[4]  # more blocks, a narrower interval
 
