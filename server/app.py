@@ -299,6 +299,8 @@ def build_server(
         on_progress=metrics.fit_progress,
     )
 
+    leaderboards = LeaderboardService(store, refits=refits)
+
     def on_final(tournament_id: str) -> None:
         refits.touch()  # a rated result may have arrived: the leaderboards poll the log
         services.tournaments.advance(tournament_id)
@@ -351,8 +353,8 @@ def build_server(
             services.tournaments,
             services.matches,
             services.accounts,
-            LeaderboardService(store, refits=refits),
-            HistoryService(store),
+            leaderboards,
+            HistoryService(store, anchored=leaderboards.anchored),
             ladder,
             tests,
             remote,

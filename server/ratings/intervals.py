@@ -190,13 +190,18 @@ def table(packed: Packed, result: FitResult, cov: FloatArray) -> list[Line]:
     cov_elo = ELO * ELO * (s.contrasts @ cov @ s.contrasts.T)
     sd = np.sqrt(np.maximum(np.diag(cov_elo), 0.0))
     df = degrees_of_freedom(packed, result)
+    # thin is judged on each line's own blocks (and the anchor's): the Welch-Satterthwaite
+    # sum of two one-block lines reads two degrees of freedom although neither has any
+    thin = df < THIN_DF
+    if s.anchor is not None:
+        thin |= df[s.anchor] < THIN_DF
     if s.anchor is not None:  # theta_i - theta_random: Welch-Satterthwaite over the two
         v, a = np.diag(cov)[: len(df)], s.anchor
         df = (v + v[a]) ** 2 / np.maximum(v * v / df + v[a] ** 2 / df[a], 1e-300)
         df = np.maximum(df, MIN_DF)
     # With one or two effective blocks the sandwich has almost nothing to estimate a variance
     # from (it can be near zero): such a line never gets less than the model-based variance.
-    thin = df < THIN_DF
+    thin |= df < THIN_DF
     if thin.any():
         model = np.linalg.inv(result.neg_hessian)
         rows = s.contrasts[thin]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -50,8 +51,11 @@ class History:
 class HistoryService:
     """Rebuilds a bot's history from the append-only result log (one pass, in order)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, anchored: Callable[[str], bool | None] | None = None) -> None:
         self.store = store
+        #: Whether a game's published table is anchored on ``random`` now (None: not known
+        #: yet): the live Elo follows it, so that history and leaderboard share one scale.
+        self.anchored = anchored
 
     def history(self, name: str, game: str) -> History:
         """The bot's history in ``game`` (required if the bot plays several)."""
@@ -94,7 +98,10 @@ class HistoryService:
                 rec.wins += mine < rank
                 rec.draws += mine == rank
                 rec.losses += mine > rank
-        if anchor_beat and anchor_beaten:  # shown on the table's scale (random = 1000)
+        published = None if self.anchored is None else self.anchored(game)
+        if published is None:  # no published table yet: random's own results decide
+            published = anchor_beat and anchor_beaten
+        if published:  # shown on the table's scale (random = 1000)
             start = elo.INITIAL_RATING  # random's live Elo before its first match
             points = [
                 replace(

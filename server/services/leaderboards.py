@@ -115,14 +115,7 @@ class LeaderboardService:
         rules = rules_version or spec.rules_version
         v.identifier("rules_version", rules)
         key = (game, rules)
-        snapshot = self.refits.snapshot(key)
-        with self._lock:
-            cached = self._boards.get(key)
-        if cached is None or cached[0] is not snapshot:
-            cached = (snapshot, _published(game, rules, snapshot))
-            with self._lock:
-                self._boards[key] = cached
-        board = cached[1]
+        board = self._board(key, self.refits.snapshot(key))
         if not board.matches and rules != spec.rules_version:
             # Older rules without results stay without: followed, any name a caller makes up
             # would be polled for ever.
@@ -135,6 +128,25 @@ class LeaderboardService:
             if recorded == board.results_recorded
             else replace(board, results_recorded=recorded)
         )
+
+    def anchored(self, game: str) -> bool | None:
+        """Whether the game's current leaderboard is anchored on ``random`` (None before its
+        first fit); never waits for a fit."""
+        key = (game, v.game_spec(game).rules_version)
+        snapshot = self.refits.latest(key)
+        if snapshot is None:
+            return None
+        return any(vl.line.anchor for vl in self._board(key, snapshot).lines)
+
+    def _board(self, key: Key, snapshot: Snapshot) -> Published:
+        """The published form of a fit, made once per fit."""
+        with self._lock:
+            cached = self._boards.get(key)
+        if cached is None or cached[0] is not snapshot:
+            cached = (snapshot, _published(*key, snapshot))
+            with self._lock:
+                self._boards[key] = cached
+        return cached[1]
 
     def rebuild(self, game: str) -> None:
         """Read a game's result log from its start again (``rebuild-ratings``); the current

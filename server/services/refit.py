@@ -182,6 +182,12 @@ class RefitService:
             "try again in a few seconds"
         )
 
+    def latest(self, key: Key) -> Snapshot | None:
+        """The last published fit of a leaderboard, or None; never waits (and starts its
+        refits, as a read does)."""
+        with self._cond:
+            return self._follow(key).snapshot
+
     def recorded(self, key: Key) -> int:
         """Rated results of a leaderboard read from the log so far (its fit may lag)."""
         with self._cond:

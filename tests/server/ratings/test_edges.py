@@ -184,3 +184,19 @@ def test_latest_only_keeps_joint_claims_within_the_shown_lines() -> None:
     assert shown["a"].above == ("b@1",)
     assert (shown["a"].joint_rank_low, shown["a"].joint_rank_high) == (1, 1)
     assert (shown["b"].joint_rank_low, shown["b"].joint_rank_high) == (2, 2)
+
+
+def test_a_line_from_one_block_is_never_zero_width() -> None:
+    """One duplicate block (a win each way, random against alpha): the sandwich has nothing
+    to estimate a variance from (it is zero), so alpha's line takes the model-based one
+    instead of reading ``1000 [1000, 1000]``; only the anchor's line is fixed."""
+    lines = _lines(
+        [
+            Result(("random", "alpha"), (0, 1), "b"),
+            Result(("alpha", "random"), (0, 1), "b"),
+        ]
+    )
+    alpha, anchor = lines["alpha"], lines["random"]
+    assert anchor.anchor and anchor.low == anchor.high == ANCHOR_RATING
+    assert alpha.high - alpha.low > 200 and alpha.low < alpha.rating < alpha.high
+    assert alpha.provisional
