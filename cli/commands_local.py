@@ -95,8 +95,14 @@ def _serve(settings: Settings) -> int:
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
+    from server.leader import LeaseHeldError
+
     try:
         server, port = build_server(settings)
+    except LeaseHeldError as exc:  # another server on this database: no traceback to read
+        logs.log.error("hamlet server cannot start: %s", exc)
+        console.err.print(f"hamlet server: {exc}")
+        return EXIT_FAILED
     except Exception as exc:  # a port in use, an unreachable database: say it plainly
         logs.log.error("hamlet server cannot start: %s", exc, exc_info=exc)
         console.err.print(f"hamlet server: cannot start: {exc}")

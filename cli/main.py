@@ -60,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     from cli import commands as c
     from cli import commands_accounts as ca
     from cli import commands_local as cl
+    from cli import commands_ops as co
     from cli import commands_ranked as cr
 
     common = argparse.ArgumentParser(add_help=False)
@@ -151,6 +152,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--user", default="", help="another user's (admin only)")
     p = add("revoke", ca.token_revoke, "revoke a token at once", token)
     p.add_argument("token_id")
+    add(
+        "generate",
+        co.token_generate,
+        "print a new worker token made here, for a deployment's HAMLET_WORKER_TOKEN_FILE "
+        "(the server enrolls the tokens it finds there)",
+        token,
+        client=False,
+    )
+
+    p = add("health", co.health, "is the server serving? (a deployment's probe; TLS-aware)")
+    p.add_argument("--service", default="", help="a gRPC service name (default: the server)")
 
     p = add("login", ca.login, "check a token (read from stdin) with the server and keep it")
     p.add_argument("--token-file", type=Path, default=None, help="read the token from a file")
@@ -306,6 +318,48 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _unreadable_ca() -> str:
+    """A one-line complaint when HAMLET_TLS_CA names a file that cannot be read."""
+    from cli import credentials
+
+    ca = credentials.tls_ca()
+    if ca is None:
+        return ""
+    try:
+        ca.read_bytes()
+    except OSError as exc:
+        return f"cannot read HAMLET_TLS_CA {ca}: {exc.strerror or exc}"
+    return ""
+
+
+def _tls_mistake(args: argparse.Namespace) -> bool:
+    """Whether a timed-out call met a TLS mistake (a client without a CA waits out its
+    deadline against a TLS server): then that is the message, not the timeout."""
+    from hamlet.tlsprobe import diagnose
+
+    server = getattr(args, "server", None)
+    if not server:
+        return False
+    from cli import credentials
+
+    return diagnose(server, credentials.tls_ca(), timeout=1.0).definite
+
+
+def _unreachable(args: argparse.Namespace) -> str:
+    """Why the server did not answer, in one line, with what to do."""
+    from cli import credentials
+    from hamlet.tlsprobe import diagnose
+
+    server = getattr(args, "server", "?")
+    found = diagnose(server, credentials.tls_ca())
+    if found.definite:
+        return f"cannot talk to the server at {server}: {found.message}"
+    return (
+        f"cannot reach the server at {server} ({found.message}); start it with "
+        "`.venv/bin/hamlet up` (or `make up`) or `hamlet server`, or set HAMLET_SERVER_ADDR"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hamlet`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -326,15 +380,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     local = ("server", "up", "worker", "rebuild-ratings")  # and `bot new` / `bot play`
     if getattr(args, "server", None) is None and args.command not in local:
         args.server = _server_addr()
+    if args.command not in local and args.command != "web":
+        ca_problem = _unreadable_ca()
+        if ca_problem:
+            console.err.print(f"hamlet: {ca_problem}")
+            return EXIT_USAGE
     try:
         return int(args.func(args))
     except grpc.RpcError as exc:
         code = exc.code()  # type: ignore[attr-defined]
-        if code is grpc.StatusCode.UNAVAILABLE:
-            message = (
-                f"cannot reach the server at {getattr(args, 'server', '?')}; start it with "
-                "`make up` or `hamlet server`, or set HAMLET_SERVER_ADDR"
-            )
+        if code is grpc.StatusCode.UNAVAILABLE or (
+            code is grpc.StatusCode.DEADLINE_EXCEEDED and _tls_mistake(args)
+        ):
+            message = _unreachable(args)
         elif code is grpc.StatusCode.DEADLINE_EXCEEDED:
             message = (
                 f"timed out after {getattr(args, 'timeout', '?')} s waiting for "

@@ -29,9 +29,12 @@ from server.boundary import BoundaryInterceptor, RefusalLog
 from server.config import Settings
 from server.files import secure_data_dir
 from server.interceptors import MetricsInterceptor
+from server.leader import Lease
+from server.leader import acquire as acquire_lease
 from server.metrics import ServerMetrics, serve_metrics
 from server.outage import OutageInterceptor, StorageOutage, is_outage, watch_engine
 from server.pools import PoolInterceptor
+from server.provisioned import Watcher
 from server.remote_hosts import Resolver, system_resolver
 from server.servicers.arena import ArenaServicer
 from server.servicers.gate import StreamGate
@@ -134,6 +137,10 @@ class HamletServer:
         self.outage: StorageOutage | None = None
         #: The quota checker (tests move its clock past midnight).
         self.quotas: QuotaService | None = None
+        #: The writer's lease on the database (server.leader), released by stop().
+        self.lease: Lease | None = None
+        #: The deployment's worker token file, re-read when it changes (server.provisioned).
+        self.provisioned: Watcher | None = None
 
     def start(self) -> None:
         """Start serving (idempotent)."""
@@ -156,6 +163,8 @@ class HamletServer:
             self.metrics_http.shutdown()
             self.metrics_http.server_close()
         self.store.close()
+        if self.lease is not None:
+            self.lease.release()
 
     def wait_for_termination(self, timeout: float | None = None) -> bool:
         """Block until the gRPC server stops (True) or ``timeout`` passes (False)."""
@@ -171,6 +180,8 @@ class HamletServer:
                 self.services.matches.resend_queued()
         while not self._stop.wait(self.settings.reaper_interval_seconds):
             try:
+                if self.provisioned is not None:
+                    self.provisioned.poll()  # a rotated secret takes effect without a restart
                 matches = self.services.matches
                 now_epoch = matches.enqueuer.broker_epoch()
                 if now_epoch is not None and now_epoch != epoch:
@@ -212,8 +223,25 @@ def build_server(
 ) -> tuple[HamletServer, int]:
     """Build and start everything; returns the server and the gRPC port it listens on.
 
-    ``resolver`` resolves remote bots' host names (tests give one that lies, like DNS can)."""
+    ``resolver`` resolves remote bots' host names (tests give one that lies, like DNS can).
+    A database another server holds raises :class:`server.leader.LeaseHeldError` before
+    anything is migrated or written."""
     secure_data_dir(settings.data_dir, settings.effective_database_url)
+    lease = acquire_lease(settings.effective_database_url)
+    try:
+        return _build(settings, lease, enqueuer, registry, resolver)
+    except BaseException:
+        lease.release()
+        raise
+
+
+def _build(
+    settings: Settings,
+    lease: Lease,
+    enqueuer: Enqueuer | None,
+    registry: CollectorRegistry | None,
+    resolver: Resolver,
+) -> tuple[HamletServer, int]:
     store = open_store(settings.effective_database_url)
     metrics = ServerMetrics(registry if registry is not None else CollectorRegistry())
     limiter = RateLimiter(
@@ -296,6 +324,10 @@ def build_server(
         lambda stage, seconds: metrics.queue_latency.labels(stage).observe(seconds)
     )
     new_admin_token = services.accounts.bootstrap(settings.data_dir)
+    provisioned = None
+    if settings.worker_token_file is not None:
+        provisioned = Watcher(store, settings.worker_token_file)
+        provisioned.poll()
     outage = StorageOutage()
     watch_engine(store.engine, outage)
     worker_pool = futures.ThreadPoolExecutor(
@@ -379,5 +411,7 @@ def build_server(
     hamlet.ladder = ladder
     hamlet.quotas = quotas
     hamlet.outage = outage
+    hamlet.lease = lease
+    hamlet.provisioned = provisioned
     hamlet.start()
     return hamlet, port

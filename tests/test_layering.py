@@ -38,6 +38,7 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("cli.commands_local", "server.app"): "`hamlet server` runs the service in this process",
     ("cli.commands_local", "server.config"): "`hamlet server`, `rebuild-ratings`: its settings",
     ("cli.commands_local", "server.logs"): "`hamlet server` configures the service's logs",
+    ("cli.commands_local", "server.leader"): "`hamlet server` names the database's holder",
     ("cli.commands_local", "server.storage"): "`hamlet rebuild-ratings` works on the database",
     ("cli.commands_local", "server.servicers.convert"): "... and renders the lines it rebuilt",
     ("cli.embedded", "server.app"): "`hamlet up` runs the service in this process",

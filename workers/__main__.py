@@ -76,6 +76,12 @@ def worker(argv: list[str]) -> int:
     except ConfigError as exc:
         print(f"hamlet worker: {exc}", file=sys.stderr)
         return 2
+    from hamlet.tlsprobe import diagnose
+
+    found = diagnose(config.server_addr, config.tls_ca)
+    if found.definite:  # a TLS mistake: retrying cannot fix configuration
+        print(f"hamlet worker: cannot verify the server: {found.message}", file=sys.stderr)
+        return 2
     app = create_app(config)
     # One queue per set of runtimes this worker has: it only receives matches it can run.
     queues = queues_served(available_runtimes(config.sandbox_limits()))
