@@ -90,6 +90,10 @@ def _serve(settings: Settings) -> int:
     from server import logs
     from server.app import build_server
 
+    if settings.log_format == "json":
+        from hamlet.jsonlog import capture_std_streams
+
+        capture_std_streams()  # gRPC's C core and the banners below: JSON lines too
     logs.configure(settings.log_level, settings.log_format)
     # Handlers first: a supervisor may send SIGTERM as soon as the server answers.
     stop = threading.Event()
@@ -170,8 +174,16 @@ def settings_from(args: argparse.Namespace) -> WebSettings:
 
 def web(args: argparse.Namespace) -> int:
     """``hamlet web``: serve the web app until Ctrl-C."""
+    from hamlet import jsonlog
     from web.serve import bind, serve_forever
 
+    try:
+        json_logs = jsonlog.log_format() == "json"
+    except ValueError as exc:
+        console.err.print(f"hamlet web: {exc}")
+        return EXIT_USAGE
+    if json_logs:
+        jsonlog.install()
     try:
         settings = settings_from(args)
     except OSError as exc:
@@ -191,5 +203,5 @@ def web(args: argparse.Namespace) -> int:
     console.out.print(
         f"Hamlet web on http://{shown}:{sock.getsockname()[1]}/ reading from {args.server}"
     )
-    serve_forever(settings, sock)
+    serve_forever(settings, sock, json_logs=json_logs)
     return EXIT_OK

@@ -63,6 +63,13 @@ def worker(argv: list[str]) -> int:
     if args.check_sandbox:
         return check_sandbox()
     _exit_with_parent()
+    from workers.logformat import configure_from_env
+
+    try:
+        configure_from_env()
+    except ValueError as exc:
+        print(f"hamlet worker: {exc}", file=sys.stderr)
+        return 2
     _prepare_multiproc_dir()
     from hamlet.queues import queues_served
     from workers.celery_app import create_app
