@@ -90,7 +90,7 @@ def _tls_client(
         with context.wrap_socket(raw, server_hostname=host):
             pass
     except ssl.SSLCertVerificationError as exc:
-        if exc.verify_code == 62:  # X509_V_ERR_HOSTNAME_MISMATCH
+        if exc.verify_code in (62, 64):  # X509_V_ERR_HOSTNAME_MISMATCH, _IP_ADDRESS_MISMATCH
             return Diagnosis(
                 False,
                 f"name mismatch: the server's certificate is not for {host!r}; connect by a "
