@@ -59,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     from cli import args_bot
     from cli import commands as c
     from cli import commands_accounts as ca
+    from cli import commands_db as cd
     from cli import commands_local as cl
     from cli import commands_ops as co
     from cli import commands_ranked as cr
@@ -160,6 +161,8 @@ def _parser() -> argparse.ArgumentParser:
         token,
         client=False,
     )
+
+    cd.add_commands(sub, add)
 
     p = add("health", co.health, "is the server serving? (a deployment's probe; TLS-aware)")
     p.add_argument("--service", default="", help="a gRPC service name (default: the server)")
@@ -377,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return commands_local.worker(argparse.Namespace(worker_args=argv[1:]))
     args = _parser().parse_args(argv)
-    local = ("server", "up", "worker", "rebuild-ratings")  # and `bot new` / `bot play`
+    local = ("server", "up", "worker", "rebuild-ratings", "db")  # and `bot new` / `bot play`
     if getattr(args, "server", None) is None and args.command not in local:
         args.server = _server_addr()
     if args.command not in local and args.command != "web":

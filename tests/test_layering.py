@@ -44,6 +44,9 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("cli.embedded", "server.app"): "`hamlet up` runs the service in this process",
     ("cli.embedded", "server.config"): "... with the service's settings",
     ("cli.embedded", "server.logs"): "... and its logs",
+    ("cli.commands_db", "server.config"): "`hamlet db`: the server's database settings",
+    ("cli.commands_db", "server.leader"): "... refuses to migrate or restore beside a server",
+    ("cli.commands_db", "server.storage"): "... and migrates with the server's migrations",
     ("cli.commands_ranked", "server.services.commitments"): "`match verify` recomputes the "
     "published seed commitment with the one formula",
 }
