@@ -359,7 +359,7 @@ def _unreachable(args: argparse.Namespace) -> str:
         return f"cannot talk to the server at {server}: {found.message}"
     return (
         f"cannot reach the server at {server} ({found.message}); start it with "
-        "`.venv/bin/hamlet up` (or `make up`) or `hamlet server`, or set HAMLET_SERVER_ADDR"
+        "`make up` or `hamlet server`, or set HAMLET_SERVER_ADDR"
     )
 
 
@@ -406,6 +406,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             message = f"{code.name}: {exc.details()}"  # type: ignore[attr-defined]
             if code is grpc.StatusCode.UNAUTHENTICATED:
                 message += " (log in with `hamlet login`, or set HAMLET_TOKEN)"
+        from cli.invocation import fix_hints
+
+        message = fix_hints(message)  # `hamlet login` as it can be typed here
         if getattr(args, "json", False):
             # Scripts asked for JSON: the error is JSON on stdout, with the same exit code.
             print(json.dumps({"error": {"code": code.name, "message": message}}))

@@ -5,6 +5,8 @@ non-zero instead of retrying, and a restrictive umask does not break the sandbox
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -121,7 +123,11 @@ def test_nothing_listening_says_how_to_start_one() -> None:
     done = _cli(f"127.0.0.1:{free_port()}", None, "games", "--timeout", "3")
     assert done.returncode == 4
     line = _one_line(done)
-    assert "nothing answers at" in line and "`.venv/bin/hamlet up`" in line
+    assert "nothing answers at" in line and "`make up`" in line
+    # The hint names the CLI as it can be typed here (on the PATH, or its path).
+    hinted = re.search(r"`(\S*hamlet) server`", line)
+    assert hinted is not None, line
+    assert shutil.which(hinted.group(1)) or Path(hinted.group(1)).exists(), line
 
 
 def test_worker_that_cannot_verify_the_server_exits_non_zero(
