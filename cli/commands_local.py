@@ -120,7 +120,7 @@ def _serve(settings: Settings) -> int:
     out.print(f"hamlet server: gRPC on {settings.grpc_host}:{port}{tls}, metrics {metrics}")
     if server.new_admin_token:
         out.print(
-            f"hamlet server: created the admin user; its token (shown once, kept in "
+            f"hamlet server: a new admin token (shown once, kept in "
             f"{settings.data_dir / 'admin.token'}, mode 0600):\n{server.new_admin_token}"
         )
     out.print(

@@ -207,3 +207,20 @@ def test_db_commands_refuse_a_database_in_use_and_say_so(site: Site) -> None:
     assert site.hamlet("db", "current").returncode == 0  # reading the revision takes no lease
     backup = site.tmp / "online.db"
     assert site.hamlet("db", "backup", str(backup)).returncode == 0  # nor does a backup
+
+
+def test_admin_access_is_recovered_by_restarting_without_the_admin_token(site: Site) -> None:
+    admin_file = Path(site.env["HAMLET_DATA_DIR"]) / "admin.token"
+    lost = admin_file.read_text().strip()
+    whoami = site.ok("whoami")
+    assert "admin" in whoami
+    # The token is revoked (or the file lost): the CLI on the host has no way in.
+    token_id = lost.split("_")[1]
+    site.ok("token", "revoke", token_id)
+    assert site.hamlet("whoami").returncode == 5
+    site.stop()
+    admin_file.unlink()
+    site.start()
+    assert "wrote a new admin token" in site.log()
+    assert admin_file.read_text().strip() != lost
+    assert "admin" in site.ok("whoami")
