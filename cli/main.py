@@ -63,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     from cli import commands_local as cl
     from cli import commands_ops as co
     from cli import commands_ranked as cr
+    from cli import commands_user as cu
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -124,12 +125,13 @@ def _parser() -> argparse.ArgumentParser:
     p = add("end", cr.ladder, "end the running season and start the next (admin)", lad)
     p.add_argument("game")
 
-    user = sub.add_parser("user", help="create users (admin)").add_subparsers(
+    user = sub.add_parser("user", help="create, disable or enable users (admin)").add_subparsers(
         dest="user_command", required=True, metavar="ACTION"
     )
     p = add("create", ca.user_create, "create a user and print its first token (admin only)", user)
     p.add_argument("name")
     p.add_argument("--admin", action="store_true", help="an administrator")
+    cu.add_commands(user)
 
     token = sub.add_parser("token", help="create, list or revoke API tokens").add_subparsers(
         dest="token_command", required=True, metavar="ACTION"

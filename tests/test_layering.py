@@ -47,6 +47,8 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("cli.commands_db", "server.config"): "`hamlet db`: the server's database settings",
     ("cli.commands_db", "server.leader"): "... refuses to migrate or restore beside a server",
     ("cli.commands_db", "server.storage"): "... and migrates with the server's migrations",
+    ("cli.commands_user", "server.config"): "`hamlet user disable`: on the server's database",
+    ("cli.commands_user", "server.storage"): "... which it changes directly",
     ("cli.commands_ranked", "server.services.commitments"): "`match verify` recomputes the "
     "published seed commitment with the one formula",
 }

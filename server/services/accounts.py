@@ -104,6 +104,12 @@ class AccountService:
                     self._cache.pop(next(iter(self._cache)))
                 self._cache[key] = (record, self.clock())
         now = self.now()
+        if record.user.disabled_at is not None:
+            raise UnauthenticatedError(
+                f"user {record.user.name} is disabled (since "
+                f"{record.user.disabled_at.isoformat()}Z); an admin on the server's host can "
+                f"enable it with `hamlet user enable {record.user.name}`"
+            )
         if record.expires_at is not None and record.expires_at <= now:
             raise UnauthenticatedError(
                 f"token {record.token_id} expired at {record.expires_at.isoformat()}Z; "

@@ -224,3 +224,36 @@ def test_admin_access_is_recovered_by_restarting_without_the_admin_token(site: S
     assert "wrote a new admin token" in site.log()
     assert admin_file.read_text().strip() != lost
     assert "admin" in site.ok("whoami")
+
+
+def test_a_disabled_user_is_refused_until_enabled(site: Site) -> None:
+    created = json.loads(site.ok("user", "create", "alice", "--json"))
+    first = _find_token(created)
+    second = _find_token(json.loads(site.ok("token", "create", "--user", "alice", "--json")))
+    assert "user alice disabled" in site.ok("user", "disable", "alice")
+    refused = subprocess.run(
+        [str(BIN / "hamlet"), "whoami"],
+        env={**site.env, "HAMLET_SERVER_ADDR": site.addr, "HAMLET_TOKEN": first},
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+    )
+    assert refused.returncode == 5
+    assert "user alice is disabled" in refused.stderr
+    assert "`hamlet user enable alice`" in refused.stderr or "user enable alice`" in refused.stderr
+    assert "user alice enabled" in site.ok("user", "enable", "alice")
+    welcome = subprocess.run(
+        [str(BIN / "hamlet"), "whoami"],
+        env={**site.env, "HAMLET_SERVER_ADDR": site.addr, "HAMLET_TOKEN": second},
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+    )
+    assert welcome.returncode == 0 and "alice" in welcome.stdout
+    assert site.hamlet("user", "disable", "nobody").returncode == 3
+
+
+def _find_token(data: Any) -> str:
+    found = re.search(r"hmt_[0-9a-f]{12}_[A-Za-z0-9_-]+", json.dumps(data))
+    assert found is not None, data
+    return found.group(0)
