@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -257,3 +259,58 @@ def _find_token(data: Any) -> str:
     found = re.search(r"hmt_[0-9a-f]{12}_[A-Za-z0-9_-]+", json.dumps(data))
     assert found is not None, data
     return found.group(0)
+
+
+@pytest.mark.postgres
+def test_postgres_backup_and_restore_give_back_the_leaderboard(tmp_path: Path) -> None:
+    """pg_dump and pg_restore through `hamlet db backup|restore`, on a private database."""
+    from sqlalchemy import create_engine, text
+
+    from tests.server.conftest import POSTGRES_URL, postgres_reason
+
+    reason = postgres_reason()
+    if reason:
+        pytest.skip(reason)
+    if not (shutil.which("pg_dump") and shutil.which("pg_restore")):
+        pytest.skip("pg_dump and pg_restore are not on PATH (postgresql-client)")
+    name = f"hamlet_backup_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f"create database {name}"))
+    token_file = tmp_path / "worker_token"
+    token_file.write_text(_token() + "\n")
+    try:
+        with running_redis(tmp_path) as redis:
+            env = {
+                "PATH": os.environ["PATH"],
+                "HOME": str(tmp_path),
+                "HAMLET_DATA_DIR": str(tmp_path / "data"),
+                "HAMLET_DATABASE_URL": POSTGRES_URL.rsplit("/", 1)[0] + f"/{name}",
+                "HAMLET_REDIS_URL": redis.url,
+                "HAMLET_GRPC_PORT": str(free_port()),
+                "HAMLET_METRICS_PORT": "-1",
+                "HAMLET_WORKER_TOKEN_FILE": str(token_file),
+            }
+            site = Site(tmp_path, env, token_file)
+            site.start()
+            worker = Worker(tmp_path, redis.url, site.addr, "w1",
+                            HAMLET_WORKER_TOKEN_FILE=str(token_file))  # fmt: skip
+            try:
+                wait_until(lambda: _announced(site), scaled(60), "the worker's bots")
+                site.play()
+                before = site.leaderboard()
+                backup = tmp_path / "hamlet.dump"
+                assert "hamlet db backup:" in site.ok("db", "backup", str(backup))
+                site.play()
+                assert site.leaderboard() != before
+            finally:
+                worker.stop()
+            site.stop()
+            assert "restored" in site.ok("db", "restore", str(backup))
+            site.start()
+            assert site.leaderboard() == before
+            site.stop()
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f"drop database {name} with (force)"))
+        admin.dispose()
