@@ -166,6 +166,19 @@ class HamletServer:
         if self.lease is not None:
             self.lease.release()
 
+    def _lost_lease(self) -> None:
+        """Another server took the database (this one lost its lease's session, in a
+        database restart, say): stop writing. No more dispatch or reaping, and the health
+        service says NOT_SERVING, so probes take this server out and a supervisor restarts
+        it, when it will be refused at start while the other one runs."""
+        log.critical(
+            "lost the writer's lease on %s to another server: no longer dispatching; "
+            "stop this server",
+            self.lease.database if self.lease else "the database",
+        )
+        for name in (*SERVICE_NAMES, ""):
+            self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+
     def wait_for_termination(self, timeout: float | None = None) -> bool:
         """Block until the gRPC server stops (True) or ``timeout`` passes (False)."""
         return bool(self.grpc_server.wait_for_termination(timeout))
@@ -179,6 +192,9 @@ class HamletServer:
             if epoch is not None:
                 self.services.matches.resend_queued()
         while not self._stop.wait(self.settings.reaper_interval_seconds):
+            if self.lease is not None and self.lease.renew() is False:
+                self._lost_lease()
+                return
             try:
                 if self.provisioned is not None:
                     self.provisioned.poll()  # a rotated secret takes effect without a restart

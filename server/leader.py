@@ -76,12 +76,22 @@ class Lease:
     database: str
     holder: Holder
     _release: Any = field(repr=False)
+    #: Checks the lease still holds and takes it again if its connection was lost:
+    #: True held, False another server holds it now, None the database cannot be reached.
+    _renew: Any = field(default=None, repr=False)
 
     def release(self) -> None:
         """Give the database up (idempotent)."""
         release, self._release = self._release, None
         if release is not None:
             release()
+
+    def renew(self) -> bool | None:
+        """Whether the lease still holds (see ``_renew``); a file lock always does."""
+        if self._renew is None or self._release is None:
+            return True
+        held: bool | None = self._renew()
+        return held
 
 
 def acquire(url: str) -> Lease:
@@ -125,6 +135,34 @@ def _sqlite(database: Path, me: Holder) -> Lease:
     return Lease(str(database), me, lambda: os.close(fd))
 
 
+class _PgSession:
+    """The lease's own connection, and taking the lock again after losing it (a database
+    restart ends every session, and the lock with it)."""
+
+    def __init__(self, dsn: str, me: Holder, conn: Any) -> None:
+        self.dsn, self.me, self.conn = dsn, me, conn
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def renew(self) -> bool | None:
+        import psycopg
+
+        try:
+            self.conn.execute("SELECT 1")
+            return True
+        except psycopg.Error:
+            self.conn.close()
+        try:
+            self.conn = psycopg.connect(
+                self.dsn, autocommit=True, application_name=self.me.encode()
+            )
+            row = self.conn.execute("SELECT pg_try_advisory_lock(%s)", (ADVISORY_KEY,)).fetchone()
+        except psycopg.Error:
+            return None  # not reachable yet: the next pass tries again
+        return bool(row is not None and row[0])
+
+
 def _postgres(url: str, me: Holder) -> Lease:
     import psycopg
 
@@ -139,7 +177,8 @@ def _postgres(url: str, me: Holder) -> Lease:
     try:
         row = conn.execute("SELECT pg_try_advisory_lock(%s)", (ADVISORY_KEY,)).fetchone()
         if row is not None and row[0]:
-            return Lease(where, me, conn.close)
+            session = _PgSession(dsn, me, conn)
+            return Lease(where, me, session.close, session.renew)
         holder = conn.execute(
             "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a "
             "ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "

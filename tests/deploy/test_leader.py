@@ -131,3 +131,35 @@ def _pg_lease_held(url: str) -> bool:
     except leader.LeaseHeldError:
         return True
     return False
+
+
+def _kill_lease_sessions(url: str) -> None:
+    """What a database restart does to the lease's session (others' sessions untouched)."""
+    name = url.rsplit("/", 1)[1]
+    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(
+            text(
+                "select pg_terminate_backend(pid) from pg_stat_activity where datname = :d "
+                "and application_name like 'hamlet-server%'"
+            ),
+            {"d": name},
+        )
+    admin.dispose()
+
+
+@pytest.mark.postgres
+def test_a_lost_postgres_session_takes_the_lease_again_or_learns_it_is_gone(pg_url: str) -> None:
+    lease = leader.acquire(pg_url)
+    try:
+        _kill_lease_sessions(pg_url)
+        assert lease.renew() is True  # a new session, the lock taken again
+        assert lease.renew() is True
+        _kill_lease_sessions(pg_url)
+        other = leader.acquire(pg_url)  # another server got in meanwhile
+        try:
+            assert lease.renew() is False
+        finally:
+            other.release()
+    finally:
+        lease.release()
