@@ -49,6 +49,18 @@ def dockerfile_env(text: str) -> dict[str, str]:
     return env
 
 
+def merge(base: dict[str, Any], overlay: dict[str, Any]) -> None:
+    """Compose's merge of ``-f`` files, as far as ours need it: mappings merge key by key,
+    sequences are unions in order (``secrets``), ``healthcheck.test`` is replaced."""
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            merge(base[key], value)
+        elif isinstance(value, list) and isinstance(base.get(key), list) and key != "test":
+            base[key] = [*base[key], *(v for v in value if v not in base[key])]
+        else:
+            base[key] = value
+
+
 @dataclass
 class Topology:
     """compose.yaml read, with the stand-ins of one run."""
@@ -61,9 +73,14 @@ class Topology:
     image_env: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, tmp: Path, secrets_dir: Path, external: dict[str, int]) -> Topology:
-        """``external``: the ports of services run by the test itself (redis, postgres)."""
+    def load(
+        cls, tmp: Path, secrets_dir: Path, external: dict[str, int], overlays: tuple[str, ...] = ()
+    ) -> Topology:
+        """``external``: the ports of services run by the test itself (redis, postgres);
+        ``overlays``: compose files layered on compose.yaml (``-f compose.tls.yaml``)."""
         compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text(encoding="utf-8"))
+        for overlay in overlays:
+            merge(compose, yaml.safe_load((DEPLOY / overlay).read_text(encoding="utf-8")))
         topo = cls(compose, tmp, secrets_dir)
         topo.image_env = dockerfile_env((DEPLOY / "Dockerfile").read_text(encoding="utf-8"))
         topo.ports.update(external)

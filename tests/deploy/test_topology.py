@@ -27,11 +27,21 @@ HAMLET_SERVICES = ("server", "worker", "web")
 PLAY = ("tournament", "create", "village", "random", "greedy", "--unrated", "--watch", "--json")
 
 
+@pytest.fixture(params=[(), ("compose.tls.yaml",)], ids=["plaintext", "tls"])
+def overlays(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    """compose.yaml alone, and with the TLS overlay."""
+    chosen: tuple[str, ...] = request.param
+    return chosen
+
+
 @pytest.fixture
-def secrets_dir(tmp_path: Path) -> Path:
-    """The secrets as the operator makes them: the real script."""
+def secrets_dir(tmp_path: Path, overlays: tuple[str, ...]) -> Path:
+    """The secrets as the operator makes them: the real script (--tls for the overlay)."""
     out = tmp_path / "secrets"
-    subprocess.run([str(DEPLOY / "make-secrets.sh"), str(out)], check=True, capture_output=True)
+    tls = ["--tls"] if overlays else []
+    subprocess.run(
+        [str(DEPLOY / "make-secrets.sh"), *tls, str(out)], check=True, capture_output=True
+    )
     return out
 
 
@@ -84,10 +94,10 @@ def _json_lines(output: str) -> list[str]:
 
 
 def test_a_tournament_plays_through_the_compose_wiring(
-    tmp_path: Path, secrets_dir: Path, database: str
+    tmp_path: Path, secrets_dir: Path, database: str, overlays: tuple[str, ...]
 ) -> None:
     with running_redis(tmp_path) as redis:
-        topo = Topology.load(tmp_path, secrets_dir, {"redis:6379": redis.port})
+        topo = Topology.load(tmp_path, secrets_dir, {"redis:6379": redis.port}, overlays)
         procs: dict[str, subprocess.Popen[bytes]] = {}
         try:
             for name in HAMLET_SERVICES:
@@ -101,6 +111,8 @@ def test_a_tournament_plays_through_the_compose_wiring(
                 "HAMLET_SERVER_ADDR": server,
                 "HAMLET_TOKEN": admin,
             }
+            if overlays:  # the CLI verifies the server as the workers do
+                env["HAMLET_TLS_CA"] = str(secrets_dir / "tls_ca")
             played = subprocess.run(
                 [str(BIN / "hamlet"), *PLAY],
                 env=env,
@@ -116,12 +128,14 @@ def test_a_tournament_plays_through_the_compose_wiring(
                 assert page.status == 200 and tid in page.read().decode()
             with urllib.request.urlopen(f"{web}/healthz", timeout=10) as health:
                 assert health.status == 200
+            files = "+".join(("compose.yaml", *overlays))
             print(
-                f"\ntopology ({database}): tournament {tid} {final['status']}, "
+                f"\ntopology ({database}, {files}): tournament {tid} {final['status']}, "
                 f"{final['matches_finished']}/{final['matches_total']} matches, "
                 f"web {web}/tournaments/{tid} 200"
             )
             assert final["matches_finished"] == final["matches_total"] > 0
+            assert ("(TLS)" in topo.output("server")) == bool(overlays)
             # The worker presented the provisioned token (compose mounts no other one).
             assert "provisioned worker token" in topo.output("server")
         finally:
