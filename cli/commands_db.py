@@ -71,6 +71,7 @@ def _lease(url: str) -> Iterator[None]:
 def db(args: argparse.Namespace) -> int:
     """Dispatch ``hamlet db ACTION``."""
     from alembic.util import CommandError
+    from sqlalchemy.exc import SQLAlchemyError
 
     from server.leader import LeaseHeldError
 
@@ -83,7 +84,13 @@ def db(args: argparse.Namespace) -> int:
     except LeaseHeldError as exc:
         console.err.print(f"hamlet db {args.db_command}: {exc}")
         return EXIT_FAILED
-    except (OSError, subprocess.CalledProcessError, sqlite3.Error, CommandError) as exc:
+    except (
+        OSError,
+        subprocess.CalledProcessError,
+        sqlite3.Error,
+        CommandError,
+        SQLAlchemyError,
+    ) as exc:
         console.err.print(f"hamlet db {args.db_command}: {exc}")
         return EXIT_FAILED
 

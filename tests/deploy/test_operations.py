@@ -157,7 +157,7 @@ def test_backup_rotation_drain_and_restore(site: Site) -> None:
 
         # Draining: SIGTERM while a block runs; the running matches finish, no more start.
         created = json.loads(site.ok("tournament", "create", GAME, "random", "greedy",
-                                     "--rounds", "3", "--start", "--json"))  # fmt: skip
+                                     "--rounds", "6", "--start", "--json"))  # fmt: skip
         tid = created["tournament_id"]
         wait_until(lambda: _show(site, tid)["matches_running"] > 0, scaled(60), "a running match")
         worker.proc.send_signal(signal.SIGTERM)  # as docker stop and the kubelet do: PID 1 only
@@ -165,14 +165,26 @@ def test_backup_rotation_drain_and_restore(site: Site) -> None:
         drained = _show(site, tid)
         assert drained["matches_running"] == 0  # each claimed match was reported first
         assert drained["matches_finished"] > 0
-        assert drained["matches_finished"] < drained["matches_total"]  # the rest still queued
+        # What it had not started went back to the queue: another worker plays it, none lost.
+        worker = Worker(tmp, site.env["HAMLET_REDIS_URL"], site.addr, "w2",
+                        HAMLET_WORKER_TOKEN_FILE=str(site.token_file))  # fmt: skip
+        wait_until(lambda: _show(site, tid)["status"] == "TOURNAMENT_STATUS_FINISHED",
+                   scaled(180), "the drained tournament finished by another worker")  # fmt: skip
+        done = _show(site, tid)
+        assert done["matches_finished"] == done["matches_total"] and done["matches_failed"] == 0
     finally:
         worker.stop()
 
     # Restore: stop the server, restore the backup, start it; the leaderboard of the backup.
     site.stop()
-    refused = site.hamlet("db", "restore", str(backup))
-    assert refused.returncode == 0, refused.stderr
+    restored = site.hamlet("db", "restore", str(backup))
+    assert restored.returncode == 0, restored.stderr
+    # A rollback of the last migration and the upgrade again, the server stopped.
+    history = json.loads(site.ok("db", "history", "--json"))
+    previous, latest = history[-2]["revision"], history[-1]["revision"]
+    assert "done, now at" in site.ok("db", "downgrade", previous)
+    assert site.ok("db", "current").startswith(f"{previous} (latest is {latest})")
+    assert "done" in site.ok("db", "upgrade")
     site.start()
     assert site.leaderboard() == before
     assert re.match(r"\S+ \(up to date\)", site.ok("db", "current"))

@@ -17,10 +17,10 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("users") as batch:
-        batch.add_column(sa.Column("disabled_at", sa.DateTime(), nullable=True))
+    op.add_column("users", sa.Column("disabled_at", sa.DateTime(), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("users") as batch:
-        batch.drop_column("disabled_at")
+    # A plain DROP COLUMN (SQLite 3.35+ and PostgreSQL): a batch copy would drop and recreate
+    # `users`, which every owner's foreign key refers to.
+    op.execute("ALTER TABLE users DROP COLUMN disabled_at")
