@@ -13,6 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 up: $(STAMP)
+	@echo "The CLI: $(BIN)/hamlet (or \`source $(BIN)/activate\`, then \`hamlet\`), e.g. $(BIN)/hamlet games"
 	$(BIN)/hamlet up
 
 test: check unit

@@ -21,3 +21,10 @@ true).
 * :mod:`cli.embedded`, :mod:`cli.processes`, :mod:`cli.datalock` — ``hamlet up`` and
   ``hamlet server``: the processes they start and the lock on the data directory.
 """
+
+import os as _os
+
+# gRPC's C core reads its log level when grpc is first imported, and logs at absl's INFO level
+# unless told otherwise: each failed TLS handshake would add its own line to the CLI's
+# one-line messages (and to the server's logs). Before anything of ours imports grpc.
+_os.environ.setdefault("GRPC_VERBOSITY", "ERROR")

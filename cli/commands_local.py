@@ -90,13 +90,23 @@ def _serve(settings: Settings) -> int:
     from server import logs
     from server.app import build_server
 
+    if settings.log_format == "json":
+        from hamlet.jsonlog import capture_std_streams
+
+        capture_std_streams()  # gRPC's C core and the banners below: JSON lines too
     logs.configure(settings.log_level, settings.log_format)
     # Handlers first: a supervisor may send SIGTERM as soon as the server answers.
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
+    from server.leader import LeaseHeldError
+
     try:
         server, port = build_server(settings)
+    except LeaseHeldError as exc:  # another server on this database: no traceback to read
+        logs.log.error("hamlet server cannot start: %s", exc)
+        console.err.print(f"hamlet server: {exc}")
+        return EXIT_FAILED
     except Exception as exc:  # a port in use, an unreachable database: say it plainly
         logs.log.error("hamlet server cannot start: %s", exc, exc_info=exc)
         console.err.print(f"hamlet server: cannot start: {exc}")
@@ -110,7 +120,7 @@ def _serve(settings: Settings) -> int:
     out.print(f"hamlet server: gRPC on {settings.grpc_host}:{port}{tls}, metrics {metrics}")
     if server.new_admin_token:
         out.print(
-            f"hamlet server: created the admin user; its token (shown once, kept in "
+            f"hamlet server: a new admin token (shown once, kept in "
             f"{settings.data_dir / 'admin.token'}, mode 0600):\n{server.new_admin_token}"
         )
     out.print(
@@ -164,8 +174,16 @@ def settings_from(args: argparse.Namespace) -> WebSettings:
 
 def web(args: argparse.Namespace) -> int:
     """``hamlet web``: serve the web app until Ctrl-C."""
+    from hamlet import jsonlog
     from web.serve import bind, serve_forever
 
+    try:
+        json_logs = jsonlog.log_format() == "json"
+    except ValueError as exc:
+        console.err.print(f"hamlet web: {exc}")
+        return EXIT_USAGE
+    if json_logs:
+        jsonlog.install()
     try:
         settings = settings_from(args)
     except OSError as exc:
@@ -185,5 +203,5 @@ def web(args: argparse.Namespace) -> int:
     console.out.print(
         f"Hamlet web on http://{shown}:{sock.getsockname()[1]}/ reading from {args.server}"
     )
-    serve_forever(settings, sock)
+    serve_forever(settings, sock, json_logs=json_logs)
     return EXIT_OK

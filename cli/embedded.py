@@ -21,6 +21,7 @@ import grpc
 from cli import console, console_ratings, datalock
 from cli.console import out
 from cli.credentials import ADMIN_TOKEN_FILE
+from cli.invocation import cli_name
 from cli.processes import Child, StartError, preferred, start_redis, start_worker
 from cli.safe_text import literal
 from hamlet.channels import open_channel, read_token_file
@@ -189,10 +190,16 @@ def _run(args: argparse.Namespace, base: Settings, data_dir: Path) -> int:
             admin_file = data_dir / ADMIN_TOKEN_FILE
             if server.new_admin_token:
                 out.print(f"  admin token     {server.new_admin_token}   (shown once)")
+            cli = cli_name()
             out.print(
                 f"  admin token in  {admin_file}   (mode 0600; the CLI finds it when run here, "
-                f"elsewhere `hamlet login --token-file {admin_file}`)"
+                f"elsewhere `{cli} login --token-file {admin_file}`)"
             )
+            if cli != "hamlet":
+                out.print(
+                    f"  the CLI         {cli}   (or `source {Path(cli).parent}/activate`, "
+                    "then `hamlet`)"
+                )
             stub = arena_pb2_grpc.ArenaStub(  # type: ignore[no-untyped-call]
                 open_channel(addr, token=read_token_file(admin_file))
             )
@@ -203,7 +210,7 @@ def _run(args: argparse.Namespace, base: Settings, data_dir: Path) -> int:
             if args.demo_only:
                 return code
             out.print(
-                f"\nserving; try `HAMLET_SERVER_ADDR={addr} hamlet leaderboard village`. "
+                f"\nserving; try `HAMLET_SERVER_ADDR={addr} {cli} leaderboard village`. "
                 "Ctrl-C stops."
             )
             while True:

@@ -59,8 +59,11 @@ def _parser() -> argparse.ArgumentParser:
     from cli import args_bot
     from cli import commands as c
     from cli import commands_accounts as ca
+    from cli import commands_db as cd
     from cli import commands_local as cl
+    from cli import commands_ops as co
     from cli import commands_ranked as cr
+    from cli import commands_user as cu
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -122,12 +125,13 @@ def _parser() -> argparse.ArgumentParser:
     p = add("end", cr.ladder, "end the running season and start the next (admin)", lad)
     p.add_argument("game")
 
-    user = sub.add_parser("user", help="create users (admin)").add_subparsers(
+    user = sub.add_parser("user", help="create, disable or enable users (admin)").add_subparsers(
         dest="user_command", required=True, metavar="ACTION"
     )
     p = add("create", ca.user_create, "create a user and print its first token (admin only)", user)
     p.add_argument("name")
     p.add_argument("--admin", action="store_true", help="an administrator")
+    cu.add_commands(user)
 
     token = sub.add_parser("token", help="create, list or revoke API tokens").add_subparsers(
         dest="token_command", required=True, metavar="ACTION"
@@ -151,6 +155,19 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--user", default="", help="another user's (admin only)")
     p = add("revoke", ca.token_revoke, "revoke a token at once", token)
     p.add_argument("token_id")
+    add(
+        "generate",
+        co.token_generate,
+        "print a new worker token made here, for a deployment's HAMLET_WORKER_TOKEN_FILE "
+        "(the server enrolls the tokens it finds there)",
+        token,
+        client=False,
+    )
+
+    cd.add_commands(sub, add)
+
+    p = add("health", co.health, "is the server serving? (a deployment's probe; TLS-aware)")
+    p.add_argument("--service", default="", help="a gRPC service name (default: the server)")
 
     p = add("login", ca.login, "check a token (read from stdin) with the server and keep it")
     p.add_argument("--token-file", type=Path, default=None, help="read the token from a file")
@@ -306,6 +323,48 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _unreadable_ca() -> str:
+    """A one-line complaint when HAMLET_TLS_CA names a file that cannot be read."""
+    from cli import credentials
+
+    ca = credentials.tls_ca()
+    if ca is None:
+        return ""
+    try:
+        ca.read_bytes()
+    except OSError as exc:
+        return f"cannot read HAMLET_TLS_CA {ca}: {exc.strerror or exc}"
+    return ""
+
+
+def _tls_mistake(args: argparse.Namespace) -> bool:
+    """Whether a timed-out call met a TLS mistake (a client without a CA waits out its
+    deadline against a TLS server): then that is the message, not the timeout."""
+    from hamlet.tlsprobe import diagnose
+
+    server = getattr(args, "server", None)
+    if not server:
+        return False
+    from cli import credentials
+
+    return diagnose(server, credentials.tls_ca(), timeout=1.0).definite
+
+
+def _unreachable(args: argparse.Namespace) -> str:
+    """Why the server did not answer, in one line, with what to do."""
+    from cli import credentials
+    from hamlet.tlsprobe import diagnose
+
+    server = getattr(args, "server", "?")
+    found = diagnose(server, credentials.tls_ca())
+    if found.definite:
+        return f"cannot talk to the server at {server}: {found.message}"
+    return (
+        f"cannot reach the server at {server} ({found.message}); start it with "
+        "`make up` or `hamlet server`, or set HAMLET_SERVER_ADDR"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hamlet`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -323,18 +382,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return commands_local.worker(argparse.Namespace(worker_args=argv[1:]))
     args = _parser().parse_args(argv)
-    local = ("server", "up", "worker", "rebuild-ratings")  # and `bot new` / `bot play`
+    local = ("server", "up", "worker", "rebuild-ratings", "db")  # and `bot new` / `bot play`
     if getattr(args, "server", None) is None and args.command not in local:
         args.server = _server_addr()
+    if args.command not in local and args.command != "web":
+        ca_problem = _unreadable_ca()
+        if ca_problem:
+            console.err.print(f"hamlet: {ca_problem}")
+            return EXIT_USAGE
     try:
         return int(args.func(args))
     except grpc.RpcError as exc:
         code = exc.code()  # type: ignore[attr-defined]
-        if code is grpc.StatusCode.UNAVAILABLE:
-            message = (
-                f"cannot reach the server at {getattr(args, 'server', '?')}; start it with "
-                "`make up` or `hamlet server`, or set HAMLET_SERVER_ADDR"
-            )
+        if code is grpc.StatusCode.UNAVAILABLE or (
+            code is grpc.StatusCode.DEADLINE_EXCEEDED and _tls_mistake(args)
+        ):
+            message = _unreachable(args)
         elif code is grpc.StatusCode.DEADLINE_EXCEEDED:
             message = (
                 f"timed out after {getattr(args, 'timeout', '?')} s waiting for "
@@ -345,6 +408,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             message = f"{code.name}: {exc.details()}"  # type: ignore[attr-defined]
             if code is grpc.StatusCode.UNAUTHENTICATED:
                 message += " (log in with `hamlet login`, or set HAMLET_TOKEN)"
+        from cli.invocation import fix_hints
+
+        message = fix_hints(message)  # `hamlet login` as it can be typed here
         if getattr(args, "json", False):
             # Scripts asked for JSON: the error is JSON on stdout, with the same exit code.
             print(json.dumps({"error": {"code": code.name, "message": message}}))

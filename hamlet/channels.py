@@ -43,11 +43,13 @@ class _CallDetails(NamedTuple):
 class _Bearer(_UU, _US):
     """Adds ``authorization: Bearer <token>`` to every call."""
 
-    def __init__(self, token: str) -> None:
-        self._header = ("authorization", f"Bearer {token}")
+    def __init__(self, token: str | Callable[[], str]) -> None:
+        # A callable is asked on every call: a worker's token file may be rotated under it.
+        self._token = token
 
     def _details(self, details: grpc.ClientCallDetails) -> grpc.ClientCallDetails:
-        metadata = [*(details.metadata or ()), self._header]
+        token = self._token() if callable(self._token) else self._token
+        metadata = [*(details.metadata or ()), ("authorization", f"Bearer {token}")]
         return _CallDetails(  # type: ignore[return-value]
             details.method,
             details.timeout,
@@ -71,11 +73,12 @@ class _Bearer(_UU, _US):
 def open_channel(
     target: str,
     *,
-    token: str | None = None,
+    token: str | Callable[[], str] | None = None,
     ca_file: Path | None = None,
     options: Sequence[tuple[str, Any]] = (),
 ) -> grpc.Channel:
-    """A channel to ``target``; TLS when ``ca_file`` is given, with ``token`` on every call."""
+    """A channel to ``target``; TLS when ``ca_file`` is given, with ``token`` on every call
+    (a callable: asked for the token at each call)."""
     if ca_file is not None:
         credentials = grpc.ssl_channel_credentials(root_certificates=ca_file.read_bytes())
         channel = grpc.secure_channel(target, credentials, options=list(options))

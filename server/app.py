@@ -29,9 +29,12 @@ from server.boundary import BoundaryInterceptor, RefusalLog
 from server.config import Settings
 from server.files import secure_data_dir
 from server.interceptors import MetricsInterceptor
+from server.leader import Lease
+from server.leader import acquire as acquire_lease
 from server.metrics import ServerMetrics, serve_metrics
 from server.outage import OutageInterceptor, StorageOutage, is_outage, watch_engine
 from server.pools import PoolInterceptor
+from server.provisioned import Watcher
 from server.remote_hosts import Resolver, system_resolver
 from server.servicers.arena import ArenaServicer
 from server.servicers.gate import StreamGate
@@ -138,6 +141,10 @@ class HamletServer:
         self.quotas: QuotaService | None = None
         #: The leaderboards' background refits (stopped with the server).
         self.refits: RefitService | None = None
+        #: The writer's lease on the database (server.leader), released by stop().
+        self.lease: Lease | None = None
+        #: The deployment's worker token file, re-read when it changes (server.provisioned).
+        self.provisioned: Watcher | None = None
 
     def start(self) -> None:
         """Start serving (idempotent)."""
@@ -162,6 +169,21 @@ class HamletServer:
             self.metrics_http.shutdown()
             self.metrics_http.server_close()
         self.store.close()
+        if self.lease is not None:
+            self.lease.release()
+
+    def _lost_lease(self) -> None:
+        """Another server took the database (this one lost its lease's session, in a
+        database restart, say): stop writing. No more dispatch or reaping, and the health
+        service says NOT_SERVING, so probes take this server out and a supervisor restarts
+        it, when it will be refused at start while the other one runs."""
+        log.critical(
+            "lost the writer's lease on %s to another server: no longer dispatching; "
+            "stop this server",
+            self.lease.database if self.lease else "the database",
+        )
+        for name in (*SERVICE_NAMES, ""):
+            self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
 
     def wait_for_termination(self, timeout: float | None = None) -> bool:
         """Block until the gRPC server stops (True) or ``timeout`` passes (False)."""
@@ -176,7 +198,12 @@ class HamletServer:
             if epoch is not None:
                 self.services.matches.resend_queued()
         while not self._stop.wait(self.settings.reaper_interval_seconds):
+            if self.lease is not None and self.lease.renew() is False:
+                self._lost_lease()
+                return
             try:
+                if self.provisioned is not None:
+                    self.provisioned.poll()  # a rotated secret takes effect without a restart
                 matches = self.services.matches
                 now_epoch = matches.enqueuer.broker_epoch()
                 if now_epoch is not None and now_epoch != epoch:
@@ -218,8 +245,25 @@ def build_server(
 ) -> tuple[HamletServer, int]:
     """Build and start everything; returns the server and the gRPC port it listens on.
 
-    ``resolver`` resolves remote bots' host names (tests give one that lies, like DNS can)."""
+    ``resolver`` resolves remote bots' host names (tests give one that lies, like DNS can).
+    A database another server holds raises :class:`server.leader.LeaseHeldError` before
+    anything is migrated or written."""
     secure_data_dir(settings.data_dir, settings.effective_database_url)
+    lease = acquire_lease(settings.effective_database_url)
+    try:
+        return _build(settings, lease, enqueuer, registry, resolver)
+    except BaseException:
+        lease.release()
+        raise
+
+
+def _build(
+    settings: Settings,
+    lease: Lease,
+    enqueuer: Enqueuer | None,
+    registry: CollectorRegistry | None,
+    resolver: Resolver,
+) -> tuple[HamletServer, int]:
     store = open_store(settings.effective_database_url)
     metrics = ServerMetrics(registry if registry is not None else CollectorRegistry())
     limiter = RateLimiter(
@@ -314,6 +358,10 @@ def build_server(
         lambda stage, seconds: metrics.queue_latency.labels(stage).observe(seconds)
     )
     new_admin_token = services.accounts.bootstrap(settings.data_dir)
+    provisioned = None
+    if settings.worker_token_file is not None:
+        provisioned = Watcher(store, settings.worker_token_file)
+        provisioned.poll()
     outage = StorageOutage()
     watch_engine(store.engine, outage)
     worker_pool = futures.ThreadPoolExecutor(
@@ -400,5 +448,7 @@ def build_server(
     hamlet.outage = outage
     hamlet.refits = refits
     refits.start()
+    hamlet.lease = lease
+    hamlet.provisioned = provisioned
     hamlet.start()
     return hamlet, port

@@ -45,6 +45,20 @@ def flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise ConfigError(f"{name} must be one of {'/'.join(_TRUE + _FALSE)}, not {raw!r}")
 
 
+def secret(env: Mapping[str, str], name: str) -> str:
+    """``name``'s value, or the contents of the file ``<name>_FILE`` names (a mounted secret:
+    Docker and Kubernetes secrets are files); setting both is refused as ambiguous."""
+    value, file = env.get(name, ""), env.get(f"{name}_FILE", "")
+    if value and file:
+        raise ConfigError(f"set {name} or {name}_FILE, not both")
+    if not file:
+        return value
+    try:
+        return Path(file).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise ConfigError(f"{name}_FILE: cannot read {file}: {exc.strerror or exc}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything the server needs to run."""
@@ -123,6 +137,10 @@ class Settings:
     #: Fit in a process of its own (HAMLET_REFIT_PROCESS: yes/no; unset or "auto": when the
     #: machine has more than one core), so fits never hold the server's GIL.
     refit_process: bool | None = None
+    #: Worker tokens a deployment provisions (HAMLET_WORKER_TOKEN_FILE, one per line; the
+    #: secret the workers mount too): enrolled at start and whenever the file changes
+    #: (server.provisioned). None: only the data directory's worker.token.
+    worker_token_file: Path | None = None
 
     @property
     def effective_database_url(self) -> str:
@@ -244,6 +262,8 @@ class Settings:
             raise ConfigError(
                 f"HAMLET_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {self.log_level!r}"
             )
+        if self.worker_token_file is not None and not self.worker_token_file.is_file():
+            raise ConfigError(f"HAMLET_WORKER_TOKEN_FILE: no such file {self.worker_token_file}")
         if self.log_format not in LOG_FORMATS:
             raise ConfigError(
                 f"HAMLET_LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}, "
@@ -312,7 +332,8 @@ class Settings:
             tls_cert=path("HAMLET_TLS_CERT"),
             tls_key=path("HAMLET_TLS_KEY"),
             data_dir=Path(env.get("HAMLET_DATA_DIR") or d.data_dir),
-            database_url=env.get("HAMLET_DATABASE_URL", ""),
+            database_url=secret(env, "HAMLET_DATABASE_URL"),
+            worker_token_file=path("HAMLET_WORKER_TOKEN_FILE"),
             redis_url=env.get("HAMLET_REDIS_URL") or d.redis_url,
             grpc_host=env.get("HAMLET_GRPC_HOST") or d.grpc_host,
             grpc_port=int(num("HAMLET_GRPC_PORT", d.grpc_port)),

@@ -10,15 +10,14 @@ reaper and queue failures (:mod:`server.app`).
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import stat
 import sys
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
+from hamlet.jsonlog import JsonFormatter
 from server.config import LOG_FORMATS as FORMATS
 from server.config import LOG_LEVELS as LEVELS
 
@@ -26,23 +25,9 @@ if TYPE_CHECKING:
     from server.config import Settings
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+__all__ = ["JsonFormatter", "configure", "log_settings", "redact_url", "unconfigure"]
 
 log = logging.getLogger("server")
-
-
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message, and the traceback if any."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        line: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        if record.exc_info:
-            line["exception"] = self.formatException(record.exc_info)
-        return json.dumps(line, ensure_ascii=False)
 
 
 class _Ours(logging.StreamHandler):  # type: ignore[type-arg]

@@ -38,11 +38,17 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("cli.commands_local", "server.app"): "`hamlet server` runs the service in this process",
     ("cli.commands_local", "server.config"): "`hamlet server`, `rebuild-ratings`: its settings",
     ("cli.commands_local", "server.logs"): "`hamlet server` configures the service's logs",
+    ("cli.commands_local", "server.leader"): "`hamlet server` names the database's holder",
     ("cli.commands_local", "server.storage"): "`hamlet rebuild-ratings` works on the database",
     ("cli.commands_local", "server.servicers.convert"): "... and renders the lines it rebuilt",
     ("cli.embedded", "server.app"): "`hamlet up` runs the service in this process",
     ("cli.embedded", "server.config"): "... with the service's settings",
     ("cli.embedded", "server.logs"): "... and its logs",
+    ("cli.commands_db", "server.config"): "`hamlet db`: the server's database settings",
+    ("cli.commands_db", "server.leader"): "... refuses to migrate or restore beside a server",
+    ("cli.commands_db", "server.storage"): "... and migrates with the server's migrations",
+    ("cli.commands_user", "server.config"): "`hamlet user disable`: on the server's database",
+    ("cli.commands_user", "server.storage"): "... which it changes directly",
     ("cli.commands_ranked", "server.services.commitments"): "`match verify` recomputes the "
     "published seed commitment with the one formula",
 }

@@ -9,11 +9,11 @@ import grpc
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from web import account, pages, replay
+from web import account, health, pages, replay
 from web.arena import ArenaReader
 from web.security import SecurityHeaders
 from web.templating import page
@@ -63,15 +63,11 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     )  # fmt: skip
 
 
-async def _health(request: Request) -> Response:
-    return PlainTextResponse("ok\n")
-
-
 def create_app(settings: WebSettings, reader: ArenaReader | None = None) -> Starlette:
     """The web app reading from ``settings.server`` (or through ``reader``)."""
     routes = [
         Route("/", pages.index, name="index"),
-        Route("/healthz", _health),
+        *health.ROUTES,
         Route("/leaderboards/{game}", pages.leaderboard, name="leaderboard"),
         Route("/tournaments", pages.tournaments, name="tournaments"),
         Route("/tournaments/{tid}", pages.tournament, name="tournament"),

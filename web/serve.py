@@ -14,9 +14,12 @@ from web.app import WebSettings, create_app
 START_TIMEOUT = 20.0
 
 
-def _config(settings: WebSettings) -> uvicorn.Config:
+def _config(settings: WebSettings, json_logs: bool = False) -> uvicorn.Config:
+    # JSON logs: uvicorn's loggers propagate to the root's JSON handler (hamlet.jsonlog)
+    # instead of getting uvicorn's own text handlers.
     return uvicorn.Config(
         create_app(settings),
+        log_config=None if json_logs else uvicorn.config.LOGGING_CONFIG,
         log_level="warning",
         access_log=False,
         server_header=False,  # say less about ourselves to strangers
@@ -34,9 +37,9 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve_forever(settings: WebSettings, sock: socket.socket) -> None:
+def serve_forever(settings: WebSettings, sock: socket.socket, json_logs: bool = False) -> None:
     """Serve on ``sock`` until interrupted (uvicorn handles SIGINT and SIGTERM)."""
-    uvicorn.Server(_config(settings)).run(sockets=[sock])
+    uvicorn.Server(_config(settings, json_logs)).run(sockets=[sock])
 
 
 class BackgroundWeb:

@@ -63,6 +63,13 @@ def worker(argv: list[str]) -> int:
     if args.check_sandbox:
         return check_sandbox()
     _exit_with_parent()
+    from workers.logformat import configure_from_env
+
+    try:
+        configure_from_env()
+    except ValueError as exc:
+        print(f"hamlet worker: {exc}", file=sys.stderr)
+        return 2
     _prepare_multiproc_dir()
     from hamlet.queues import queues_served
     from workers.capacity import HEALTH, assess, parking_queue
@@ -76,6 +83,12 @@ def worker(argv: list[str]) -> int:
             config = config.with_(concurrency=args.concurrency)
     except ConfigError as exc:
         print(f"hamlet worker: {exc}", file=sys.stderr)
+        return 2
+    from hamlet.tlsprobe import diagnose
+
+    found = diagnose(config.server_addr, config.tls_ca)
+    if found.definite:  # a TLS mistake: retrying cannot fix configuration
+        print(f"hamlet worker: cannot verify the server: {found.message}", file=sys.stderr)
         return 2
     app = create_app(config)
     # One queue per set of runtimes this worker has: it only receives matches it can run,

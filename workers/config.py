@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hamlet.channels import read_token_file
+from workers.tokenfile import first_token
 
 if TYPE_CHECKING:
     from workers.reporting import MatchHostClient
@@ -67,6 +68,9 @@ class WorkerConfig:
     worker_name: str = ""
     #: The worker credential (a token with the ``worker`` scope) for ``MatchHost``.
     worker_token: str = field(default="", repr=False)
+    #: Where the token came from (HAMLET_WORKER_TOKEN_FILE): re-read when it changes, so a
+    #: rotated token is used without a restart (workers.tokenfile).
+    worker_token_file: Path | None = None
     #: CA certificate (PEM) to verify the server's TLS certificate; None: plaintext.
     tls_ca: Path | None = None
 
@@ -114,10 +118,14 @@ class WorkerConfig:
     def host_client(self, attempts: int | None = None) -> MatchHostClient:
         """A ``MatchHost`` client with this worker's address, credential and deadlines."""
         from workers.reporting import MatchHostClient
+        from workers.tokenfile import TokenFile
 
+        token = self.worker_token
         return MatchHostClient(
             self.server_addr,
-            token=self.worker_token,
+            token=TokenFile(self.worker_token_file, token).current
+            if self.worker_token_file is not None
+            else token,
             ca_file=self.tls_ca,
             timeout_s=self.rpc_timeout,
             attempts=self.rpc_attempts if attempts is None else attempts,
@@ -180,6 +188,11 @@ class WorkerConfig:
             sandbox_cgroup=env.get("HAMLET_SANDBOX_CGROUP", ""),
             worker_name=env.get("HAMLET_WORKER_NAME", ""),
             worker_token=_token(env),
+            worker_token_file=(
+                Path(env["HAMLET_WORKER_TOKEN_FILE"])
+                if env.get("HAMLET_WORKER_TOKEN_FILE") and not env.get("HAMLET_WORKER_TOKEN")
+                else None
+            ),
             tls_ca=Path(env["HAMLET_TLS_CA"]) if env.get("HAMLET_TLS_CA") else None,
         )
         out.validate()
@@ -194,7 +207,7 @@ def _token(env: Mapping[str, str]) -> str:
     if not path:
         return ""
     try:
-        return read_token_file(Path(path))
+        return first_token(read_token_file(Path(path)))
     except OSError as exc:
         raise ConfigError(f"HAMLET_WORKER_TOKEN_FILE: cannot read {path}: {exc}") from None
 

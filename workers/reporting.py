@@ -113,7 +113,7 @@ class MatchHostClient:
         self,
         target: str,
         *,
-        token: str = "",
+        token: str | Callable[[], str] = "",
         ca_file: Path | None = None,
         timeout_s: float = 10.0,
         attempts: int = 3,

@@ -217,12 +217,17 @@ class SandboxedBot(BotProcess):
             if not b.staged:
                 sources.append(b.source)
                 continue
-            stage_dir.mkdir(mode=0o711, exist_ok=True)
+            # Modes set explicitly: mkdir's mode goes through the umask, and a worker started
+            # with umask 077 would leave the sandbox uid unable to reach its mount points.
+            stage_dir.mkdir(exist_ok=True)
+            stage_dir.chmod(0o711)
             point = stage_dir / str(i)
             if Path(b.source).is_dir():
-                point.mkdir(mode=0o755)
+                point.mkdir()
+                point.chmod(0o755)
             else:
-                point.touch(mode=0o644)
+                point.touch()
+                point.chmod(0o644)
             sources.append(str(point))
             stage.append((b.source, str(point)))
         return sources, stage

@@ -104,6 +104,12 @@ class AccountService:
                     self._cache.pop(next(iter(self._cache)))
                 self._cache[key] = (record, self.clock())
         now = self.now()
+        if record.user.disabled_at is not None:
+            raise UnauthenticatedError(
+                f"user {record.user.name} is disabled (since "
+                f"{record.user.disabled_at.isoformat()}Z); an admin on the server's host can "
+                f"enable it with `hamlet user enable {record.user.name}`"
+            )
         if record.expires_at is not None and record.expires_at <= now:
             raise UnauthenticatedError(
                 f"token {record.token_id} expired at {record.expires_at.isoformat()}Z; "
@@ -318,6 +324,10 @@ class AccountService:
             self._remember(issued)
             created = issued.token
             log.info("created the admin user and token %s", issued.record.token_id)
+        elif not self._holds(data_dir / ADMIN_TOKEN_FILE, Scope.ADMIN):
+            # Recovery from the server's host: a missing or no longer valid admin.token is
+            # replaced at start (the host's operator owns the data directory anyway).
+            created = self._recover_admin(data_dir)
         if not self._holds(data_dir / WORKER_TOKEN_FILE, Scope.WORKER):
             admin = self.store.get_user(ADMIN_USER)
             if admin is None:
@@ -330,6 +340,22 @@ class AccountService:
                 self._remember(issued)
                 log.info("wrote worker token %s", issued.record.token_id)
         return created
+
+    def _recover_admin(self, data_dir: Path) -> str | None:
+        """A new admin token for the ``admin`` user, written to ``admin.token``."""
+        admin = self.store.get_user(ADMIN_USER)
+        if admin is None or not admin.admin:
+            log.warning("no admin user named %s: no admin token written", ADMIN_USER)
+            return None
+        issued = self._issue(admin, frozenset({Scope.ADMIN}), "recovered admin", None)
+        write_private(data_dir / ADMIN_TOKEN_FILE, issued.token)
+        self._remember(issued)
+        log.warning(
+            "%s was missing or not a valid admin token: wrote a new admin token %s",
+            data_dir / ADMIN_TOKEN_FILE,
+            issued.record.token_id,
+        )
+        return issued.token
 
     def _remember(self, issued: Issued) -> None:
         with self._lock:

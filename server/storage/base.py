@@ -55,6 +55,8 @@ class UserRecord:
     name: str
     admin: bool
     created_at: datetime
+    #: When the user was disabled (every token refused); None while enabled.
+    disabled_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,8 @@ class User(Base):
     name: Mapped[str] = mapped_column(String(64), unique=True)
     admin: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    #: Set: every token of the user is refused (`hamlet user disable`); None: enabled.
+    disabled_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class ApiToken(Base):

@@ -44,6 +44,10 @@ class Store(Protocol):
         """A user by name."""
         ...
 
+    def set_user_disabled(self, name: str, when: datetime | None) -> UserRecord | None:
+        """Disable a user from ``when`` (None: enable); the user after, None if unknown."""
+        ...
+
     def has_admin(self) -> bool:
         """Whether any admin user exists."""
         ...

@@ -14,7 +14,7 @@ from server.storage.sqlbase import SqlBase
 
 
 def _user(row: m.User) -> UserRecord:
-    return UserRecord(row.id, row.name, bool(row.admin), row.created_at)
+    return UserRecord(row.id, row.name, bool(row.admin), row.created_at, row.disabled_at)
 
 
 def _token(row: m.ApiToken, user: m.User) -> TokenRecord:
@@ -51,6 +51,15 @@ class AccountsPart(SqlBase):
         with self._tx() as s:
             row = s.scalar(select(m.User).where(m.User.name == name))
             return None if row is None else _user(row)
+
+    def set_user_disabled(self, name: str, when: datetime | None) -> UserRecord | None:
+        with self._tx() as s:
+            row = s.scalar(select(m.User).where(m.User.name == name))
+            if row is None:
+                return None
+            row.disabled_at = when
+            s.flush()
+            return _user(row)
 
     def has_admin(self) -> bool:
         with self._tx() as s:

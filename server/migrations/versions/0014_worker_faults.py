@@ -1,7 +1,7 @@
 """worker faults: each match counts the attempts voided by the infrastructure apart from
 the attempts a bot could have lost
 
-Revision ID: 0013_worker_faults
+Revision ID: 0014_worker_faults
 Revises: 0013_standings
 Create Date: 2026-12-02
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0013_worker_faults"
+revision = "0014_worker_faults"
 down_revision = "0013_standings"
 branch_labels = None
 depends_on = None
