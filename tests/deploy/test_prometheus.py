@@ -56,6 +56,7 @@ MAY_BE_EMPTY = {
     "hamlet_worker_unrated_matches_total": "only workers without the full sandbox count it",
     "hamlet_server_ladder_blocks_total": "no bot is on a ladder in this run",
     "hamlet_worker_credential_refused_total": "every worker here has a valid token",
+    "hamlet_worker_pauses_total": "no worker here is paused",
 }
 #: Alerts that must not fire here: their expressions are legitimately empty.
 QUIET_ALERTS = {
@@ -68,6 +69,7 @@ QUIET_ALERTS = {
     "HamletMatchesVoided",
     "HamletServerErrors",
     "HamletWorkerCredentialRefused",
+    "HamletWorkerSandboxFailing",
     "HamletStoreSlow",
 }
 FIRING = "HamletForfeitRateHigh"

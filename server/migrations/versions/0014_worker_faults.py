@@ -25,5 +25,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("matches") as batch:
-        batch.drop_column("infra_retries")
+    # ALTER TABLE ... DROP COLUMN in place (SQLite 3.35+ and PostgreSQL): a batch copy of
+    # ``matches`` would drop the table other tables' foreign keys point at, which SQLite
+    # refuses while foreign keys are enforced.
+    op.drop_column("matches", "infra_retries")
