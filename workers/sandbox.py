@@ -32,7 +32,6 @@ import marshal
 import os
 import secrets
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,12 +42,11 @@ from workers.model import BotError, ForfeitReason
 from workers.sandbox_io import BotProcess
 from workers.sandbox_layout import Layout, bwrap_args, bwrap_path, layout
 from workers.sandbox_procs import (
-    DIR_PREFIX,
     kill_uid,
+    private_dir,
     processes_of_uid,
     reachable_copy,
     read_status,
-    sandbox_base,
     sweep_stale_dirs,
 )
 
@@ -106,8 +104,8 @@ class SandboxedBot(BotProcess):
 
     def __init__(self, submission: Path, limits: SandboxLimits | None = None) -> None:
         lim = limits or SandboxLimits()
-        # The pid in the name lets sweep_stale_dirs() clean up after a killed worker.
-        root = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-", dir=sandbox_base()))
+        # Mode 0700 in this process's private parent (swept by pid after a killed worker).
+        root = private_dir("bot-")
         SandboxedBot._counter += 1
         uid = None
         insecure = lim.mode is SandboxMode.INSECURE  # anything else is strict: fail closed
@@ -139,12 +137,18 @@ class SandboxedBot(BotProcess):
             manifest = unpack(submission.read_bytes(), code_dir)
         except ArchiveError as exc:
             raise BotError(ForfeitReason.CRASH, f"the submission cannot run: {exc}") from None
+        # Readable by the bot's uid alone (the throw-away uid as root, else ours) and read-only
+        # for it too; the worker's root reads anything. Nobody else can even list them.
         for path in [code_dir, *code_dir.rglob("*")]:
             is_exec = path.is_dir() or (
                 manifest.runtime is Runtime.NATIVE and path == code_dir / manifest.entry
             )
-            path.chmod(0o555 if is_exec else 0o444)
-        self.root.chmod(0o711)
+            path.chmod(0o500 if is_exec else 0o400)
+            if self.uid is not None:
+                os.chown(path, self.uid, self.uid)
+        self.root.chmod(0o700)
+        if self.uid is not None:
+            os.chown(self.root, self.uid, self.uid)
         return manifest
 
     def _rlimits(self, nproc: bool) -> list[tuple[str, int]]:
