@@ -151,6 +151,9 @@ def _ask(
     decision = Decision(plan.game, player, own_index, time_left, plan.decision_time_s)
     fault: BotError | None = None
     index = -1
+    wake = getattr(seat.client, "thaw", None)  # a frozen sandboxed seat wakes off its clock
+    if wake is not None:
+        wake()
     began = clock()
     try:
         index = seat.client.decide(state, legal, decision, time_left)

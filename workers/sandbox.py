@@ -27,11 +27,14 @@ instead of a ``preexec_fn``: the worker has gRPC threads, and ``preexec_fn`` is 
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import marshal
 import os
 import secrets
+import signal
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,8 +42,9 @@ from bots.archive import ArchiveError, Manifest, Runtime, unpack
 from workers import seccomp
 from workers.cgroups import BotCgroup, CgroupError, CgroupLimits
 from workers.model import BotError, ForfeitReason
+from workers.sandbox_freeze import FreezeError, Freezer, settle_others
 from workers.sandbox_io import BotProcess
-from workers.sandbox_layout import Layout, bwrap_args, bwrap_path, layout
+from workers.sandbox_layout import Layout, bwrap_args, bwrap_path, layout, proc_masks
 from workers.sandbox_procs import (
     kill_uid,
     private_dir,
@@ -52,6 +56,10 @@ from workers.sandbox_procs import (
 
 _UID_BASE = 100_000
 _LAUNCH_TIMEOUT_S = 30.0
+#: After start, a bot runs (alone: every other seat is frozen) until its tree has used no CPU
+#: for ``_IDLE_S`` (its imports done, waiting for its first request), at most ``_SETTLE_S``;
+#: then it is frozen until its first decision.
+_IDLE_S, _SETTLE_S = 0.02, 3.0
 
 #: The launcher script, run by path with ``python -I -S -B`` (see its docstring).
 _LAUNCHER = str(Path(__file__).with_name("sandbox_launch.py"))
@@ -113,6 +121,8 @@ class SandboxedBot(BotProcess):
             uid = _UID_BASE + (os.getpid() % (1 << 20)) * 8 + SandboxedBot._counter % 8
         super().__init__(root, uid, lim.max_message_bytes, lim.stderr_bytes)
         self.limits = lim
+        self._freezer: Freezer | None = None
+        self._lost = ""
         self.stderr_budget = lim.stderr_budget_bytes
         self.cpu_budget_s = float(lim.cpu_seconds)
         try:
@@ -191,7 +201,9 @@ class SandboxedBot(BotProcess):
                 ready_fd=status_w,
             )
             sources, stage = self._stage(lay)
-            args = bwrap_args(lay, sources, lim.tmpfs_bytes, _pipe_with(fds, seccomp.bot_filter()))
+            masks = [(_pipe_with(fds, data), path) for path, data in proc_masks(lim.memory_bytes)]
+            seccomp_fd = _pipe_with(fds, seccomp.bot_filter())
+            args = bwrap_args(lay, sources, lim.tmpfs_bytes, seccomp_fd, masks)
             # Through a pipe, not argv: the bot could read bubblewrap's /proc/1/cmdline.
             args_fd = _pipe_with(fds, b"".join(a.encode() + b"\0" for a in args))
         except BaseException as exc:
@@ -207,10 +219,74 @@ class SandboxedBot(BotProcess):
             "rlimits": self._rlimits(nproc=self.uid is not None),
             "uid": self.uid,
             "close_fds": [],
-            "argv": [bwrap, "--args", str(args_fd), "--", *lay.argv],
+            # argv[0] plain "bwrap": the bot reads it in /proc/1/cmdline.
+            "path": bwrap,
+            "argv": ["bwrap", "--args", str(args_fd), "--", *lay.argv],
             "env": {},
         }
         self._launch(config, tuple(fds), status_r, self.root, expect_ready=True)
+        self._freezer = Freezer(self.cgroup, self._give_up)
+        self._settle_start()
+        try:
+            self._freezer.freeze()
+        except FreezeError as exc:
+            raise SandboxError(f"the sandbox cannot freeze the bot: {exc}") from exc
+
+    # -- one seat at a time ------------------------------------------------------
+
+    def _settle_start(self) -> None:
+        """Let the bot finish starting while nothing else of this process's seats runs."""
+        assert self.cgroup is not None
+        settle_others(None)
+        deadline = time.monotonic() + _SETTLE_S
+        used = self.cgroup.cpu_seconds()
+        while time.monotonic() < deadline:
+            time.sleep(_IDLE_S)
+            now = self.cgroup.cpu_seconds()
+            if now == used:
+                return
+            used = now
+
+    @property
+    def frozen(self) -> bool:
+        """Whether the bot's processes are frozen (or being frozen)."""
+        return self._freezer is not None and self._freezer.frozen
+
+    def thaw(self) -> None:
+        """Wake this seat for its own decision, after completing the freeze of every other
+        seat of this process (the runner calls it before the decision's clock starts)."""
+        settle_others(self._freezer)
+        if self._freezer is not None:
+            self._freezer.thaw()
+
+    def exchange(self, request: bytes, timeout_s: float) -> bytes:
+        """:meth:`BotProcess.exchange` while thawed; the bot is frozen again after it."""
+        if self._lost:
+            raise BotError(ForfeitReason.CRASH, self._lost)
+        self.thaw()
+        try:
+            return super().exchange(request, timeout_s)
+        finally:
+            if self._freezer is not None and self.pid is not None:
+                self._freezer.begin()
+
+    def _give_up(self, why: str) -> None:
+        self._lost = f"the bot's processes could not be frozen between decisions ({why})"
+        self._thaw_and_kill()
+
+    def _thaw_and_kill(self) -> None:
+        # A frozen task dies only when thawed (v1 freezer, SIGSTOP): kill, then thaw.
+        if self.cgroup is not None:
+            for pid in self.cgroup.pids():
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+        if self._freezer is not None:
+            self._freezer.thaw()
+
+    def close(self) -> None:
+        """Kill the bot and everything it spawned (frozen or not); remove its files."""
+        self._thaw_and_kill()
+        super().close()
 
     def _stage(self, lay: Layout) -> tuple[list[str], list[tuple[str, str]]]:
         """Sources as bubblewrap sees them, and the (source, mount point) pairs to stage."""
