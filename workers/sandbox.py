@@ -252,6 +252,16 @@ class SandboxedBot(BotProcess):
         """Whether the bot's processes are frozen (or being frozen)."""
         return self._freezer is not None and self._freezer.frozen
 
+    def freeze_now(self) -> str:
+        """Freeze the bot and wait until it is frozen; how (empty: it cannot be frozen)."""
+        if self._freezer is None:
+            return ""
+        try:
+            self._freezer.freeze()
+        except FreezeError:
+            return ""
+        return self._freezer.method.value
+
     def thaw(self) -> None:
         """Wake this seat for its own decision, after completing the freeze of every other
         seat of this process (the runner calls it before the decision's clock starts)."""
