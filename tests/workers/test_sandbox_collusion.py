@@ -270,7 +270,7 @@ while time.process_time() < end:
 
 
 def test_a_cpu_burning_neighbour_does_not_reach_an_honest_seat(tmp_path: Path) -> None:
-    steady = bot(STEADY).replace(b"if state[\"n\"] <= TURNS:", b"if True:")
+    steady = bot(STEADY).replace(b'if state["n"] <= TURNS:', b"if True:")
     record = play_pair(tmp_path, bot(CPU_BURNER), steady, decision_s=1.0)
     _clean(record)
     honest = [d for d in record.decisions if d.player == 1 and not d.by_fallback]
