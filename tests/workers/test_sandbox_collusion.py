@@ -19,13 +19,14 @@ from pathlib import Path
 import pytest
 
 import games
-from workers import localplay
+from workers import localplay, sandbox_freeze
 from workers.clients import CodeCache, SeatClients
 from workers.localplay import LocalPlay, prepare
 from workers.model import BotKind, MatchPlan, MatchRecord, SeatPlan
 from workers.play import play_plan
 from workers.sandbox import SandboxedBot, SandboxLimits
 from workers.sandbox_check import cached_check, missing_kernel_features
+from workers.sandbox_freeze import FreezeMethod
 
 LIMITS = SandboxLimits(cgroup_parent=os.environ.get("HAMLET_SANDBOX_CGROUP", ""))
 
@@ -281,9 +282,15 @@ def test_a_cpu_burning_neighbour_does_not_reach_an_honest_seat(tmp_path: Path) -
     assert len(over) <= len(honest) // 20, over
 
 
-def test_one_seat_runs_at_a_time(tmp_path: Path) -> None:
+@pytest.mark.parametrize("by_signals", [False, True], ids=["freezer", "sigstop"])
+def test_one_seat_runs_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, by_signals: bool
+) -> None:
     """While one seat decides, the other's whole tree (children burning CPU included) is
-    frozen: its CPU seconds do not move."""
+    frozen: its CPU seconds do not move. With the host's freezer, and with SIGSTOP (the way
+    where there is none)."""
+    if by_signals:
+        monkeypatch.setattr(sandbox_freeze, "method_for", lambda _: FreezeMethod.SIGSTOP)
     header = "import os, struct, sys, time\n"
     burner = tmp_path / "burner.py"
     burner.write_text(
@@ -311,3 +318,56 @@ def test_one_seat_runs_at_a_time(tmp_path: Path) -> None:
             time.sleep(0.05)
             assert a.cgroup.cpu_seconds() == before  # a's children never ran meanwhile
             assert a.frozen and b.frozen
+
+
+NEIGHBOUR = """
+import sys, time
+from pathlib import Path
+from workers.sandbox import SandboxedBot, SandboxLimits
+bot = SandboxedBot(Path(sys.argv[1]), SandboxLimits(cgroup_parent=sys.argv[2]))
+print("up", flush=True)
+bot.exchange(b"burn", 600)  # deciding (thawed) for as long as it burns
+"""
+
+
+def test_a_cpu_burning_neighbouring_match_does_not_reach_an_honest_seat(tmp_path: Path) -> None:
+    """Another worker process's seat burning CPU while it decides (not frozen by this one):
+    its cgroup's CPU bound leaves this match's seat its time."""
+    import subprocess
+    import sys
+
+    burner = tmp_path / "burner.py"
+    burner.write_text(
+        "import os, sys\nfor _ in range(4):\n    if os.fork() == 0:\n        break\n"
+        "sys.stdin.buffer.read(8)\nwhile True: pass\n"
+    )
+    neighbour = subprocess.Popen(
+        [sys.executable, "-c", NEIGHBOUR, str(burner), LIMITS.cgroup_parent],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert neighbour.stdout is not None and neighbour.stdout.readline() == b"up\n"
+        steady = bot(STEADY).replace(b'if state["n"] <= TURNS:', b"if True:")
+        record = play_pair(tmp_path, bot("pass"), steady, decision_s=1.0)
+    finally:
+        neighbour.kill()
+        neighbour.wait()
+        _sweep_after(neighbour.pid)
+    _clean(record)
+    honest = [d for d in record.decisions if d.player == 1 and not d.by_fallback]
+    over = [d.seconds for d in honest if d.seconds > 1.0]
+    assert len(over) <= len(honest) // 20, over
+
+
+def _sweep_after(pid: int) -> None:
+    """Remove what the SIGKILLed neighbour left (as a new pool process would)."""
+    from workers.cgroups import sweep_stale
+    from workers.sandbox import sweep_stale_dirs
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        sweep_stale_dirs()
+        sweep_stale(LIMITS.cgroup_parent)
+        if not list(Path("/tmp").glob(f"hamlet-sandbox-{pid}-*")):
+            break
+        time.sleep(0.1)
