@@ -34,7 +34,6 @@ import os
 import secrets
 import signal
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,7 +41,7 @@ from bots.archive import ArchiveError, Manifest, Runtime, unpack
 from workers import seccomp
 from workers.cgroups import BotCgroup, CgroupError, CgroupLimits
 from workers.model import BotError, ForfeitReason
-from workers.sandbox_freeze import FreezeError, Freezer, settle_others
+from workers.sandbox_freeze import FreezeError, Freezer, settle_others, settle_start
 from workers.sandbox_io import BotProcess
 from workers.sandbox_layout import Layout, bwrap_args, bwrap_path, layout, proc_masks
 from workers.sandbox_procs import (
@@ -56,10 +55,6 @@ from workers.sandbox_procs import (
 
 _UID_BASE = 100_000
 _LAUNCH_TIMEOUT_S = 30.0
-#: After start, a bot runs (alone: every other seat is frozen) until its tree has used no CPU
-#: for ``_IDLE_S`` (its imports done, waiting for its first request), at most ``_SETTLE_S``;
-#: then it is frozen until its first decision.
-_IDLE_S, _SETTLE_S = 0.02, 3.0
 
 #: The launcher script, run by path with ``python -I -S -B`` (see its docstring).
 _LAUNCHER = str(Path(__file__).with_name("sandbox_launch.py"))
@@ -226,26 +221,13 @@ class SandboxedBot(BotProcess):
         }
         self._launch(config, tuple(fds), status_r, self.root, expect_ready=True)
         self._freezer = Freezer(self.cgroup, self._give_up)
-        self._settle_start()
+        settle_start(self.cgroup)
         try:
             self._freezer.freeze()
         except FreezeError as exc:
             raise SandboxError(f"the sandbox cannot freeze the bot: {exc}") from exc
 
     # -- one seat at a time ------------------------------------------------------
-
-    def _settle_start(self) -> None:
-        """Let the bot finish starting while nothing else of this process's seats runs."""
-        assert self.cgroup is not None
-        settle_others(None)
-        deadline = time.monotonic() + _SETTLE_S
-        used = self.cgroup.cpu_seconds()
-        while time.monotonic() < deadline:
-            time.sleep(_IDLE_S)
-            now = self.cgroup.cpu_seconds()
-            if now == used:
-                return
-            used = now
 
     @property
     def frozen(self) -> bool:

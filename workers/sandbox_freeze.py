@@ -30,6 +30,10 @@ from workers.cgroups import BotCgroup, CgroupVersion
 #: decision a crash): a tree that cannot be stopped must not run beside another seat.
 FREEZE_TIMEOUT_S = 5.0
 _POLL_S = 0.0005
+#: After start, a bot runs (alone: every other seat is frozen) until its tree has used no CPU
+#: for ``IDLE_S`` (its imports done, waiting for its first request), at most ``SETTLE_S``;
+#: then it is frozen until its first decision.
+IDLE_S, SETTLE_S = 0.02, 3.0
 
 
 class FreezeMethod(enum.Enum):
@@ -151,3 +155,18 @@ def settle_others(keep: Freezer | None) -> None:
         except FreezeError as exc:
             _pending.discard(freezer)
             freezer.give_up(str(exc))
+
+
+def settle_start(cgroup: BotCgroup) -> None:
+    """Let a bot that just started finish starting, alone (every other seat's freeze is
+    completed first), until its tree is idle: its imports are not charged to its first
+    decision, and it never runs beside another seat."""
+    settle_others(None)
+    deadline = time.monotonic() + SETTLE_S
+    used = cgroup.cpu_seconds()
+    while time.monotonic() < deadline:
+        time.sleep(IDLE_S)
+        now = cgroup.cpu_seconds()
+        if now == used:
+            return
+        used = now
