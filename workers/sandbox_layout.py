@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bots.archive import Runtime
-from workers.sandbox_procs import reachable
+from workers.sandbox_procs import private_copy, reachable
 
 SANDBOX_UID = 65534  # "nobody", inside the bot's user namespace
 LIB_DIR = "/opt/hamlet/lib"
@@ -140,7 +140,7 @@ def layout(
         prefix = Path(binary).parent.parent
         if not prefix.is_relative_to("/usr"):
             bind(str(prefix), str(prefix))
-        bind(str(_BOOT_JS_SOURCE), BOOT_JS)
+        bind(private_copy(str(_BOOT_JS_SOURCE)), BOOT_JS)
         argv: tuple[str, ...] = (binary, "--require", BOOT_JS, f"/bot/{entry}")
         return Layout(tuple(binds), (), argv, (("HAMLET_READY_FD", str(ready_fd)),))
     # Python bots, and native ones (booted by the worker's Python, which then execs them).
@@ -150,12 +150,12 @@ def layout(
         bind(str(prefix), str(prefix))
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     hidden.append(str(prefix / "lib" / version / "site-packages"))
-    bind(str(_BOOT_SOURCE), BOOT)
+    bind(private_copy(str(_BOOT_SOURCE)), BOOT)
     boot = (python_binary, "-I", "-S", "-B", BOOT, str(ready_fd))
     if runtime is Runtime.NATIVE:
         return Layout(tuple(binds), tuple(hidden), (*boot, "--exec", f"/bot/{entry}"))
     for source, name in _sdk_sources():
-        bind(source, f"{LIB_DIR}/{name}")
+        bind(private_copy(source), f"{LIB_DIR}/{name}")
     return Layout(tuple(binds), tuple(hidden), (*boot, f"/bot/{entry}"))
 
 

@@ -95,6 +95,33 @@ def private_dir(prefix: str) -> Path:
     raise FileNotFoundError(f"cannot make a private sandbox directory under {sandbox_base()}")
 
 
+_copies: dict[tuple[int, str], str] = {}
+
+
+def private_copy(source: str) -> str:
+    """A copy of ``source`` (a file or a directory, ``__pycache__`` included, times kept so
+    the bytecode stays valid) made once per process in :func:`private_parent`, readable by
+    every uid that can name it (the parent is not listable). Bound into the sandbox instead
+    of the original, so the bot's ``/proc/self/mountinfo`` (which names a bind mount's
+    source) shows a temporary directory, not the worker's checkout or environment."""
+    key = (os.getpid(), source)
+    made = _copies.get(key)
+    if made is not None and os.path.lexists(made):
+        return made
+    home = private_dir("lib-")
+    target = home / Path(source).name
+    if Path(source).is_dir():
+        shutil.copytree(source, target, symlinks=False)
+    else:
+        shutil.copy2(source, target)
+    for dirpath, _, filenames in os.walk(home):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            os.chmod(os.path.join(dirpath, name), 0o644)
+    _copies[key] = str(target)
+    return str(target)
+
+
 @functools.lru_cache(maxsize=4)
 def reachable_copy(binary: str) -> str:
     """``binary`` itself if every uid can reach and run it, else a copy that they can.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import textwrap
 import time
 import uuid
@@ -242,9 +243,15 @@ if not os.path.isdir("/proc/sys") or os.listdir("/proc/sys"):
 def test_what_the_host_shows_a_bot(tmp_path: Path) -> None:
     from workers.sandbox_layout import bwrap_path
 
-    # Neither bubblewrap's path nor the worker's code cache; the /proc masks come from no
-    # host file. (Bind mounts still name their sources in mountinfo: see docs/workers.md.)
+    # Neither bubblewrap's path, nor the worker's checkout and environment (the SDK is bound
+    # from a private copy), nor its code cache; the /proc masks come from no host file. (The
+    # runtime's own directory stays visible: see docs/workers.md.)
     secrets = [str(bwrap_path()), os.path.dirname(str(bwrap_path())), str(tmp_path / "cache")]
+    checkout = str(Path(__file__).resolve().parents[2])
+    if not Path(sys.base_prefix).resolve().is_relative_to(checkout):
+        secrets.append(checkout)
+    if sys.prefix != sys.base_prefix:  # a virtual environment (the SDK's grpc and protobuf)
+        secrets.append(sys.prefix)
     probe = bot(f"SECRETS = {secrets!r}\n" + HOST_PROBE)
     honest = bot("pass")
     _clean(play_pair(tmp_path, honest, probe))
@@ -334,7 +341,6 @@ def test_a_cpu_burning_neighbouring_match_does_not_reach_an_honest_seat(tmp_path
     """Another worker process's seat burning CPU while it decides (not frozen by this one):
     its cgroup's CPU bound leaves this match's seat its time."""
     import subprocess
-    import sys
 
     burner = tmp_path / "burner.py"
     burner.write_text(
