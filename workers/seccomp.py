@@ -97,11 +97,6 @@ def _assemble(program: list[_Insn]) -> bytes:
     return bytes(out)
 
 
-def allowed_names() -> set[str]:
-    """The names of the system calls the filter lets through (some only by argument)."""
-    return set(ALLOWED)
-
-
 def _allow_chunks(numbers: list[int]) -> list[_Insn]:
     """``RET ALLOW`` for any of ``numbers``, in chunks that keep every jump in range."""
     out: list[_Insn] = []
