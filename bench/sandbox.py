@@ -10,7 +10,12 @@
   insecure mode (launcher + rlimits only) and in the strict sandbox (launcher, cgroup,
   staging, throw-away uid, bubblewrap, seccomp, boot step), and the difference; and the
   clean-up after it (kill, cgroup removal, directory removal);
-- ``round trip``: one 200-byte request frame and its answer to an already started bot.
+- ``round trip``: one 200-byte request frame and its answer to an already started bot;
+- ``freeze/thaw``: what one seat at a time costs per decision: the thaw before it (off the
+  bot's clock), a round trip of a freezing seat against one that is never frozen, and the
+  wait for the freeze after it; and, for the futex channel, the size of what a per-seat copy
+  of the runtime would copy at every seat start (the filter's argument check costs nothing
+  measurable: it is a few BPF instructions on ``futex`` calls).
 
 Numbers, never assertions: tests do not time anything.
 """
@@ -110,6 +115,41 @@ def main() -> None:
             with SandboxedBot(bot, SandboxLimits(mode=mode)) as b:
                 samples = timed(lambda b=b: b.exchange(b"x" * 200, 30), runs * 20)  # type: ignore[misc]
                 show(f"round trip, 200-byte frame ({mode.value})", samples)
+        freeze_costs(bot, runs * 10)
+
+
+def freeze_costs(bot: Path, runs: int) -> None:
+    """The per-decision cost of freezing the seats that are not deciding."""
+    from workers.sandbox_io import BotProcess
+
+    with SandboxedBot(bot, SandboxLimits()) as b:
+        assert b._freezer is not None
+        print(f"freezing by: {b._freezer.method.value}")
+        thaw, wait, trip = [], [], []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            b.thaw()
+            t1 = time.perf_counter()
+            b.exchange(b"x" * 200, 30)
+            t2 = time.perf_counter()
+            b.freeze_now()
+            t3 = time.perf_counter()
+            thaw.append(t1 - t0)
+            trip.append(t2 - t1)
+            wait.append(t3 - t2)
+        show("thaw before a decision (off the clock)", thaw)
+        frozen_trip = show("round trip of a freezing seat", trip)
+        show("freeze after it, until frozen", wait)
+        b.thaw()
+        plain = timed(lambda: BotProcess.exchange(b, b"x" * 200, 30), runs)
+        never = show("round trip, never frozen", plain)
+        print(
+            f"{'  freezing adds per decision (in the round trip)':<44} "
+            f"{(frozen_trip - never) * 1e3:8.2f} ms"
+        )
+    prefix = Path(sys.base_prefix)
+    size = sum(p.stat().st_size for p in prefix.rglob("*") if p.is_file() and not p.is_symlink())
+    print(f"a per-seat copy of the runtime ({prefix}): {size / 1e6:.0f} MB per seat start")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
+#: v1 controllers used where the host mounts (and delegates) them: the freezer stops a seat
+#: between its decisions (:mod:`workers.sandbox_freeze`; without it, SIGSTOP does).
+V1_OPTIONAL = ("freezer",)
 _PERIOD_US = 100_000
 
 
@@ -72,7 +75,7 @@ def parent_dirs(version: CgroupVersion, delegated: str = "") -> dict[str, Path]:
     if version is CgroupVersion.V1:
         return {
             c: CGROUP_ROOT / c / (delegated.strip("/") or _below_own(c))
-            for c in V1_CONTROLLERS
+            for c in (*V1_CONTROLLERS, *V1_OPTIONAL)
             if (CGROUP_ROOT / c).is_dir()
         }
     return {}
@@ -95,9 +98,14 @@ class BotCgroup:
             for controller, parent in parents.items():
                 if self.version is CgroupVersion.V2:
                     _enable_v2_controllers(parent)
-                parent.mkdir(exist_ok=True)
-                path = parent / name
-                path.mkdir()
+                try:
+                    parent.mkdir(exist_ok=True)
+                    path = parent / name
+                    path.mkdir()
+                except OSError:
+                    if controller in V1_OPTIONAL:
+                        continue  # not delegated to us: done without it
+                    raise
                 self.dirs[controller] = path
             self._limit(limits)
         except OSError as exc:

@@ -104,6 +104,10 @@ class SandboxClient:
                 ForfeitReason.BAD_OUTPUT, f"answer is not a DecisionResponse: {exc}"
             ) from None
 
+    def thaw(self) -> None:
+        """Wake the frozen sandbox for its decision (the runner calls it off the bot's clock)."""
+        self._bot.thaw()
+
     def stderr_mark(self) -> int:
         """Bytes of stderr read from the bot so far (for :mod:`workers.trace`)."""
         return self._bot.stderr_mark()

@@ -156,6 +156,9 @@ def _ask(
     decision = Decision(plan.game, player, own_index, time_left, plan.decision_time_s)
     fault: BotError | None = None
     index = -1
+    wake = getattr(seat.client, "thaw", None)  # a frozen sandboxed seat wakes off its clock
+    if wake is not None:
+        wake()
     began = clock()
     paused_from = pauses.clock() if pauses is not None else 0.0
     try:

@@ -27,12 +27,13 @@ instead of a ``preexec_fn``: the worker has gRPC threads, and ``preexec_fn`` is 
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import marshal
 import os
 import secrets
+import signal
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,15 +41,15 @@ from bots.archive import ArchiveError, Manifest, Runtime, unpack
 from workers import seccomp
 from workers.cgroups import BotCgroup, CgroupError, CgroupLimits
 from workers.model import BotError, ForfeitReason
+from workers.sandbox_freeze import FreezeError, Freezer, settle_others, settle_start
 from workers.sandbox_io import BotProcess
-from workers.sandbox_layout import Layout, bwrap_args, bwrap_path, layout
+from workers.sandbox_layout import Layout, bwrap_args, bwrap_path, layout, proc_masks
 from workers.sandbox_procs import (
-    DIR_PREFIX,
     kill_uid,
+    private_dir,
     processes_of_uid,
     reachable_copy,
     read_status,
-    sandbox_base,
     sweep_stale_dirs,
 )
 
@@ -106,8 +107,8 @@ class SandboxedBot(BotProcess):
 
     def __init__(self, submission: Path, limits: SandboxLimits | None = None) -> None:
         lim = limits or SandboxLimits()
-        # The pid in the name lets sweep_stale_dirs() clean up after a killed worker.
-        root = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-", dir=sandbox_base()))
+        # Mode 0700 in this process's private parent (swept by pid after a killed worker).
+        root = private_dir("bot-")
         SandboxedBot._counter += 1
         uid = None
         insecure = lim.mode is SandboxMode.INSECURE  # anything else is strict: fail closed
@@ -115,6 +116,8 @@ class SandboxedBot(BotProcess):
             uid = _UID_BASE + (os.getpid() % (1 << 20)) * 8 + SandboxedBot._counter % 8
         super().__init__(root, uid, lim.max_message_bytes, lim.stderr_bytes)
         self.limits = lim
+        self._freezer: Freezer | None = None
+        self._lost = ""
         self.stderr_budget = lim.stderr_budget_bytes
         self.cpu_budget_s = float(lim.cpu_seconds)
         try:
@@ -139,12 +142,18 @@ class SandboxedBot(BotProcess):
             manifest = unpack(submission.read_bytes(), code_dir)
         except ArchiveError as exc:
             raise BotError(ForfeitReason.CRASH, f"the submission cannot run: {exc}") from None
+        # Readable by the bot's uid alone (the throw-away uid as root, else ours) and read-only
+        # for it too; the worker's root reads anything. Nobody else can even list them.
         for path in [code_dir, *code_dir.rglob("*")]:
             is_exec = path.is_dir() or (
                 manifest.runtime is Runtime.NATIVE and path == code_dir / manifest.entry
             )
-            path.chmod(0o555 if is_exec else 0o444)
-        self.root.chmod(0o711)
+            path.chmod(0o500 if is_exec else 0o400)
+            if self.uid is not None:
+                os.chown(path, self.uid, self.uid)
+        self.root.chmod(0o700)
+        if self.uid is not None:
+            os.chown(self.root, self.uid, self.uid)
         return manifest
 
     def _rlimits(self, nproc: bool) -> list[tuple[str, int]]:
@@ -187,7 +196,9 @@ class SandboxedBot(BotProcess):
                 ready_fd=status_w,
             )
             sources, stage = self._stage(lay)
-            args = bwrap_args(lay, sources, lim.tmpfs_bytes, _pipe_with(fds, seccomp.bot_filter()))
+            masks = [(_pipe_with(fds, data), path) for path, data in proc_masks(lim.memory_bytes)]
+            seccomp_fd = _pipe_with(fds, seccomp.bot_filter())
+            args = bwrap_args(lay, sources, lim.tmpfs_bytes, seccomp_fd, masks)
             # Through a pipe, not argv: the bot could read bubblewrap's /proc/1/cmdline.
             args_fd = _pipe_with(fds, b"".join(a.encode() + b"\0" for a in args))
         except BaseException as exc:
@@ -203,10 +214,71 @@ class SandboxedBot(BotProcess):
             "rlimits": self._rlimits(nproc=self.uid is not None),
             "uid": self.uid,
             "close_fds": [],
-            "argv": [bwrap, "--args", str(args_fd), "--", *lay.argv],
+            # argv[0] plain "bwrap": the bot reads it in /proc/1/cmdline.
+            "path": bwrap,
+            "argv": ["bwrap", "--args", str(args_fd), "--", *lay.argv],
             "env": {},
         }
         self._launch(config, tuple(fds), status_r, self.root, expect_ready=True)
+        self._freezer = Freezer(self.cgroup, self._give_up)
+        settle_start(self.cgroup)
+        try:
+            self._freezer.freeze()
+        except FreezeError as exc:
+            raise SandboxError(f"the sandbox cannot freeze the bot: {exc}") from exc
+
+    # -- one seat at a time ------------------------------------------------------
+
+    @property
+    def frozen(self) -> bool:
+        """Whether the bot's processes are frozen (or being frozen)."""
+        return self._freezer is not None and self._freezer.frozen
+
+    def freeze_now(self) -> str:
+        """Freeze the bot and wait until it is frozen; how (empty: it cannot be frozen)."""
+        if self._freezer is None:
+            return ""
+        try:
+            self._freezer.freeze()
+        except FreezeError:
+            return ""
+        return self._freezer.method.value
+
+    def thaw(self) -> None:
+        """Wake this seat for its own decision, after completing the freeze of every other
+        seat of this process (the runner calls it before the decision's clock starts)."""
+        settle_others(self._freezer)
+        if self._freezer is not None:
+            self._freezer.thaw()
+
+    def exchange(self, request: bytes, timeout_s: float) -> bytes:
+        """:meth:`BotProcess.exchange` while thawed; the bot is frozen again after it."""
+        if self._lost:
+            raise BotError(ForfeitReason.CRASH, self._lost)
+        self.thaw()
+        try:
+            return super().exchange(request, timeout_s)
+        finally:
+            if self._freezer is not None and self.pid is not None:
+                self._freezer.begin()
+
+    def _give_up(self, why: str) -> None:
+        self._lost = f"the bot's processes could not be frozen between decisions ({why})"
+        self._thaw_and_kill()
+
+    def _thaw_and_kill(self) -> None:
+        # A frozen task dies only when thawed (v1 freezer, SIGSTOP): kill, then thaw.
+        if self.cgroup is not None:
+            for pid in self.cgroup.pids():
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+        if self._freezer is not None:
+            self._freezer.thaw()
+
+    def close(self) -> None:
+        """Kill the bot and everything it spawned (frozen or not); remove its files."""
+        self._thaw_and_kill()
+        super().close()
 
     def _stage(self, lay: Layout) -> tuple[list[str], list[tuple[str, str]]]:
         """Sources as bubblewrap sees them, and the (source, mount point) pairs to stage."""

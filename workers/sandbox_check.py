@@ -10,6 +10,7 @@ sandbox and marks their matches unrated.
 from __future__ import annotations
 
 import enum
+import errno
 import functools
 import json
 import os
@@ -34,12 +35,14 @@ class Guarantee(enum.Enum):
     BUBBLEWRAP = "bubblewrap is installed and builds the sandbox"
     IDENTITY = "the bot is nobody: an unprivileged user namespace (and a throw-away uid as root)"
     NO_PRIVILEGES = "no capabilities, PR_SET_NO_NEW_PRIVS"
-    SECCOMP = "seccomp filter refuses setns, unshare, mount, ptrace, bpf, keyctl, io_uring..."
+    SECCOMP = "seccomp allow-list: x86-64 only; namespaces, mounts, ptrace, bpf, AIO... refused"
     MOUNTS = "own mount namespace: minimal read-only root, host files not visible"
     PID = "own PID namespace and /proc: no other process visible, none outlives the bot"
     NETWORK = "empty network namespace: loopback only"
     TMPFS = "private size-limited tmpfs as /tmp and working directory"
     TREE_LIMITS = "memory, process and CPU limits for the whole process tree (cgroup)"
+    SEATS_FROZEN = "one seat runs at a time: a seat not deciding is frozen, its whole tree"
+    CHANNELS_CLOSED = "no state shared by seats: locks, inotify, shared futexes; /proc masked"
 
 
 class SandboxTier(enum.Enum):
@@ -79,8 +82,8 @@ class SandboxReport:
 
     def lines(self) -> list[str]:
         """Human-readable lines, one per guarantee, then the tier."""
-        out = [f"held     {g.name.lower():<14} {g.value} ({why})" for g, why in self.held]
-        out += [f"MISSING  {g.name.lower():<14} {g.value}: {why}" for g, why in self.missing]
+        out = [f"held     {g.name.lower():<15} {g.value} ({why})" for g, why in self.held]
+        out += [f"MISSING  {g.name.lower():<15} {g.value}: {why}" for g, why in self.missing]
         out.append(f"sandbox tier: {self.tier.value}")
         if self.tier is SandboxTier.REFUSED:
             out.append("this worker refuses uploaded bots (HAMLET_SANDBOX=insecure for local use)")
@@ -93,8 +96,10 @@ def _probe(limits: SandboxLimits) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         probe = Path(tmp) / "probe.py"
         probe.write_bytes(_PROBE.read_bytes())
-        with SandboxedBot(probe, limits) as bot:
+        bot = SandboxedBot(probe, limits)
+        with bot:
             facts: dict[str, object] = json.loads(bot.exchange(b"probe", 30))
+            facts["frozen"] = bot.freeze_now()
             pids = bot.cgroup.pids() if bot.cgroup else set()
             facts["cgroup_pids"] = bool(pids)
             facts["host_uid"] = bot.uid
@@ -141,6 +146,18 @@ def _judge(facts: dict[str, object], limits: SandboxLimits) -> dict[Guarantee, s
         if facts["tmp_bytes"] == limits.tmpfs_bytes and facts["tmp_writable"]
         else f"/tmp has {facts['tmp_bytes']} bytes",
         Guarantee.TREE_LIMITS: None if facts["cgroup_pids"] else "the bot was not in its cgroup",
+        Guarantee.SEATS_FROZEN: None if facts["frozen"] else "the bot's tree could not be frozen",
+        Guarantee.CHANNELS_CLOSED: None
+        if facts["flock_errno"] == facts["inotify_errno"] == facts["io_setup_errno"] == eperm
+        and facts["futex_shared_errno"] == errno.EAGAIN
+        and facts["proc_stat_masked"]
+        and facts["proc_sys"] == []
+        else "a channel is open: "
+        + ", ".join(
+            f"{k}={facts[k]}"
+            for k in ("flock_errno", "inotify_errno", "io_setup_errno", "futex_shared_errno")
+        )
+        + f", /proc/stat masked: {facts['proc_stat_masked']}",
     }
 
 
@@ -183,6 +200,8 @@ def _held_detail(g: Guarantee, facts: dict[str, object], version: CgroupVersion)
         return f"uid {SANDBOX_UID} inside" + (f", uid {host} on the host" if host else "")
     if g is Guarantee.TREE_LIMITS:
         return f"cgroup {version.value}"
+    if g is Guarantee.SEATS_FROZEN:
+        return str(facts["frozen"])
     if g is Guarantee.TMPFS:
         return f"{int(str(facts['tmp_bytes'])) >> 20} MiB"
     return "checked"

@@ -14,7 +14,8 @@ threaded process. In order it:
 4. sets the per-process rlimits (the floor under the cgroup limits);
 5. as root, becomes the throw-away uid (no supplementary groups) — bubblewrap then builds
    the sandbox with an unprivileged user namespace, the way it runs for a normal user;
-6. execs the command (bubblewrap; in insecure mode, the bot itself).
+6. execs the command (bubblewrap, ``path`` with ``argv[0]`` a plain name; in insecure mode,
+   the bot itself).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def main(cfg: dict[str, Any]) -> None:
     for fd in cfg["close_fds"]:
         os.close(fd)
     try:
-        os.execve(cfg["argv"][0], cfg["argv"], cfg["env"])
+        os.execve(cfg.get("path") or cfg["argv"][0], cfg["argv"], cfg["env"])
     except OSError as exc:
         os.write(2, f"sandbox launcher: cannot run {cfg['argv'][0]}: {exc.strerror}\n".encode())
         os._exit(122)

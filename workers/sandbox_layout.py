@@ -9,7 +9,10 @@ The sandbox root is an empty, read-only tmpfs holding only:
   ``hamlet``, ``google.protobuf``, ``grpc``), read-only, and the boot script;
 - the bot's own files at ``/bot``, read-only;
 - a private, size-limited tmpfs at ``/tmp`` (also its working directory and ``$HOME``);
-- a fresh ``/proc`` of its own PID namespace and bubblewrap's minimal ``/dev``.
+- a fresh ``/proc`` of its own PID namespace, its host-wide files (``stat``, ``meminfo``,
+  ``loadavg``, ``uptime``, ``vmstat``, ``locks``...) replaced by fixed per-sandbox contents
+  and its host-wide directories (``sys``, ``pressure``, ``fs``, ``driver``) by empty ones,
+  so no counter another process moves can be read; and bubblewrap's minimal ``/dev``.
 
 Sources another uid could not reach (a Python under ``/root``, a project in a private home)
 are *staged*: the launcher, still root, bind-mounts them onto empty directories in the bot's
@@ -22,11 +25,12 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from bots.archive import Runtime
-from workers.sandbox_procs import reachable
+from workers.sandbox_procs import private_copy, reachable
 
 SANDBOX_UID = 65534  # "nobody", inside the bot's user namespace
 LIB_DIR = "/opt/hamlet/lib"
@@ -136,7 +140,7 @@ def layout(
         prefix = Path(binary).parent.parent
         if not prefix.is_relative_to("/usr"):
             bind(str(prefix), str(prefix))
-        bind(str(_BOOT_JS_SOURCE), BOOT_JS)
+        bind(private_copy(str(_BOOT_JS_SOURCE)), BOOT_JS)
         argv: tuple[str, ...] = (binary, "--require", BOOT_JS, f"/bot/{entry}")
         return Layout(tuple(binds), (), argv, (("HAMLET_READY_FD", str(ready_fd)),))
     # Python bots, and native ones (booted by the worker's Python, which then execs them).
@@ -146,12 +150,12 @@ def layout(
         bind(str(prefix), str(prefix))
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     hidden.append(str(prefix / "lib" / version / "site-packages"))
-    bind(str(_BOOT_SOURCE), BOOT)
+    bind(private_copy(str(_BOOT_SOURCE)), BOOT)
     boot = (python_binary, "-I", "-S", "-B", BOOT, str(ready_fd))
     if runtime is Runtime.NATIVE:
         return Layout(tuple(binds), tuple(hidden), (*boot, "--exec", f"/bot/{entry}"))
     for source, name in _sdk_sources():
-        bind(source, f"{LIB_DIR}/{name}")
+        bind(private_copy(source), f"{LIB_DIR}/{name}")
     return Layout(tuple(binds), tuple(hidden), (*boot, f"/bot/{entry}"))
 
 
@@ -168,9 +172,49 @@ def host_root_args() -> list[str]:
     return args
 
 
-def bwrap_args(lay: Layout, sources: list[str], tmpfs_bytes: int, seccomp_fd: int) -> list[str]:
+#: Host-wide /proc files: each shows every process's activity (CPU, memory, I/O, interrupts,
+#: locks, timers), a channel between seats and a view of the host. Replaced by fixed text.
+PROC_EMPTY = (
+    "vmstat", "diskstats", "interrupts", "softirqs", "schedstat", "zoneinfo", "buddyinfo",
+    "pagetypeinfo", "slabinfo", "locks", "swaps", "partitions", "timer_list", "key-users",
+    "keys", "kallsyms", "modules", "iomem", "ioports", "vmallocinfo", "sched_debug",
+    "cgroups", "cmdline", "devices", "misc", "mtrr", "dma", "consoles", "kmsg", "kcore",
+    "sysrq-trigger", "latency_stats", "timer_stats", "kpagecount", "kpageflags", "kpagecgroup",
+)  # fmt: skip
+#: Host-wide /proc directories (``sys``: file-nr, inode-nr, entropy...; ``pressure``: PSI).
+PROC_EMPTY_DIRS = ("sys", "pressure", "fs", "driver", "tty", "acpi", "scsi", "bus", "irq")
+
+
+def proc_masks(memory_bytes: int) -> list[tuple[str, bytes]]:
+    """(path, contents) of every host-wide /proc file, as the bot is shown it: one CPU that
+    has done nothing, its own memory limit free, no load, no uptime, the rest empty. Fixed
+    contents: what one seat does never shows in another's. Files this kernel lacks are left
+    out (a mount needs its target)."""
+    kib = memory_bytes >> 10
+    fixed = {
+        "stat": "cpu  0 0 0 0 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\nintr 0\nctxt 0\n"
+        "btime 0\nprocesses 0\nprocs_running 1\nprocs_blocked 0\nsoftirq 0\n",
+        "meminfo": f"MemTotal: {kib:>16} kB\nMemFree: {kib:>17} kB\nMemAvailable: {kib:>12} kB\n"
+        "Buffers: 0 kB\nCached: 0 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n",
+        "loadavg": "0.00 0.00 0.00 1/1 1\n",
+        "uptime": "0.00 0.00\n",
+        "cpuinfo": "processor\t: 0\nmodel name\t: sandbox\ncpu MHz\t\t: 1000.000\n\n",
+    }
+    out = [(f"/proc/{name}", text.encode()) for name, text in fixed.items()]
+    out += [(f"/proc/{name}", b"") for name in PROC_EMPTY]
+    return [(path, data) for path, data in out if os.path.lexists(path)]
+
+
+def bwrap_args(
+    lay: Layout,
+    sources: list[str],
+    tmpfs_bytes: int,
+    seccomp_fd: int,
+    proc_fds: Sequence[tuple[int, str]] = (),
+) -> list[str]:
     """bubblewrap's options (the command, ``lay.argv``, follows ``--``), ``sources[i]``
-    standing for ``binds[i]``."""
+    standing for ``binds[i]``; ``proc_fds``: (descriptor, /proc path) of the masks, each
+    descriptor holding the file's contents (:func:`proc_masks`)."""
     args = [
         "--unshare-all",
         "--unshare-user",
@@ -209,7 +253,13 @@ def bwrap_args(lay: Layout, sources: list[str], tmpfs_bytes: int, seccomp_fd: in
         if Path(path).is_dir():
             args += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
     args += ["--size", str(tmpfs_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
-    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
+    args += ["--proc", "/proc"]
+    for fd, path in proc_fds:
+        args += ["--ro-bind-data", str(fd), path]  # a copy in bubblewrap's tmpfs: no host path
+    for name in PROC_EMPTY_DIRS:
+        if Path(f"/proc/{name}").is_dir():
+            args += ["--size", "4096", "--tmpfs", f"/proc/{name}", "--remount-ro", f"/proc/{name}"]
+    args += ["--dev", "/dev", "--remount-ro", "/dev"]
     args += ["--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm"]
     args += ["--remount-ro", "/", "--chdir", "/tmp"]
     for name, value in lay.env:

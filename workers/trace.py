@@ -68,6 +68,12 @@ class TracingClient:
         self._steps: list[TracedDecision] = []
         self._dropped = 0
 
+    def thaw(self) -> None:
+        """Wake the wrapped seat if it is a frozen sandbox (see :mod:`workers.sandbox_freeze`)."""
+        wake = getattr(self._inner, "thaw", None)
+        if wake is not None:
+            wake()
+
     def decide(
         self, state: State, legal: Sequence[Action], decision: Decision, timeout_s: float
     ) -> int:

@@ -34,7 +34,7 @@ from workers.model import BotKind, ForfeitReason, MatchPlan, MatchRecord, SeatPl
 from workers.play import play_plan
 from workers.sandbox import SandboxLimits
 from workers.sandbox_check import cached_check, missing_kernel_features
-from workers.sandbox_procs import sandbox_base
+from workers.sandbox_procs import PARENT_PREFIX, sandbox_base
 
 ROOT = Path(__file__).resolve().parents[2]
 HONEST = (ROOT / "bots" / "examples" / "random_uploaded.py").read_bytes()
@@ -99,6 +99,7 @@ def leftovers() -> list[str]:
     """Directories, cgroups and processes of this process's sandboxes that still exist."""
     mark = f"bot-{WORKER_PID}-"
     found = [str(p) for p in sandbox_base().glob(f"hamlet-bot-{WORKER_PID}-*")]
+    found += [str(p) for p in sandbox_base().glob(f"{PARENT_PREFIX}{WORKER_PID}-*/bot-*")]
     for parent in parent_dirs(detect_version(), LIMITS.cgroup_parent).values():
         found += [str(p) for p in parent.glob(f"{mark}*")]
     for entry in Path("/proc").iterdir():

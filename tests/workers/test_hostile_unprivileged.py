@@ -1,6 +1,7 @@
 """The hostile-bot suite again, as an unprivileged user: the way the container image runs.
 
-As root, this runs ``tests/workers/test_hostile.py`` in a child pytest as uid/gid 65534
+As root, this runs ``tests/workers/test_hostile.py`` and the colluding-seats suite
+(``test_sandbox_collusion.py``) in a child pytest each as uid/gid 65534
 (``setpriv --reuid=65534 --regid=65534 --clear-groups``) with the system Python (a Python
 the unprivileged user can run) and a cgroup directory delegated to that uid
 (``HAMLET_SANDBOX_CGROUP``): no throw-away uid, no staging, bubblewrap building the sandbox
@@ -62,7 +63,8 @@ def delegated_cgroup() -> Iterator[str]:
 
 @pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="switching to uid 65534 needs root")
-def test_hostile_suite_as_an_unprivileged_user(delegated_cgroup: str) -> None:
+@pytest.mark.parametrize("suite", ["test_hostile.py", "test_sandbox_collusion.py"])
+def test_hostile_suite_as_an_unprivileged_user(delegated_cgroup: str, suite: str) -> None:
     lacking = missing_kernel_features()
     if lacking:
         pytest.skip(f"this kernel lacks what the sandbox needs: {'; '.join(lacking)}")
@@ -87,7 +89,7 @@ def test_hostile_suite_as_an_unprivileged_user(delegated_cgroup: str) -> None:
         "PYTHONDONTWRITEBYTECODE": "1",
         "HAMLET_SANDBOX_CGROUP": delegated_cgroup,
     }
-    test_file = str(ROOT / "tests" / "workers" / "test_hostile.py")
+    test_file = str(ROOT / "tests" / "workers" / suite)
     args = ["-m", "pytest", test_file, "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
     result = subprocess.run(
         [*SETPRIV, python, *args], capture_output=True, cwd=ROOT, env=env, timeout=900

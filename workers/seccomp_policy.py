@@ -1,0 +1,332 @@
+"""The seccomp allow-list of the bot sandbox: the system calls the three runtimes need.
+
+Derived by running, in the sandbox under ``strace -f``, the runtimes' test bots (the Python
+example, every game's template, a Python bot using threads, subprocesses and
+``multiprocessing``, the Node example, a static C executable): ``bench/seccomp_derive.py``
+plays them and lists every call their processes made after the runtime started. Each group
+says why the calls are needed; calls a C library or runtime reaches for on other paths of the
+same job (``dup3`` beside ``dup2``, ``epoll_pwait2`` beside ``epoll_pwait``) are listed with
+them. Everything else is refused (:mod:`workers.seccomp`), notably what gives a bot shared
+kernel state with another seat or a view of the host:
+
+- ``flock`` and, by argument, ``fcntl``'s lock, lease and notify commands (locks on files
+  both seats see); ``inotify_*``, ``fanotify_*`` (the file activity of others);
+- shared (non-private) futex operations: ``FUTEX_WAIT`` answers ``EAGAIN`` and the wakes
+  answer 0 at once (a page of a file both seats map would key a futex across seats; a
+  process-shared lock of the bot's own then spins instead of sleeping); ``futex_waitv`` and
+  the futex2 calls ``ENOSYS``;
+- ``sysinfo`` (the host's load, free memory and process count; without it the C library
+  sizes nothing by physical memory and runtimes read the masked ``/proc/meminfo``);
+- ``mincore``, ``cachestat`` (page-cache residency of shared files), ``io_setup`` and the
+  other AIO calls, NUMA policy (``mbind``, ``set_mempolicy``, ``migrate_pages``,
+  ``move_pages``), ``vmsplice``, ``memfd_create``, ``memfd_secret``, ``execveat``,
+  ``setxattr`` and kin, ``mknod``, ``chown`` and kin, ``mlock``, ``sync``, and every
+  namespace, mount, tracing, keyring, BPF, module, clock and reboot call.
+
+Numbers are x86-64's (``asm/unistd_64.h``).
+"""
+
+from __future__ import annotations
+
+#: (why, {name: number}) groups of allowed system calls.
+ALLOWED_GROUPS: tuple[tuple[str, dict[str, int]], ...] = (
+    (
+        "files: open, read, write, stat, list what the sandbox shows (runtime, /bot, own /tmp)",
+        {
+            "read": 0,
+            "write": 1,
+            "open": 2,
+            "openat": 257,
+            "close": 3,
+            "close_range": 436,
+            "lseek": 8,
+            "pread64": 17,
+            "pwrite64": 18,
+            "readv": 19,
+            "writev": 20,
+            "preadv": 295,
+            "pwritev": 296,
+            "preadv2": 327,
+            "pwritev2": 328,
+            "stat": 4,
+            "fstat": 5,
+            "lstat": 6,
+            "newfstatat": 262,
+            "statx": 332,
+            "statfs": 137,
+            "fstatfs": 138,
+            "access": 21,
+            "faccessat": 269,
+            "faccessat2": 439,
+            "readlink": 89,
+            "readlinkat": 267,
+            "getdents64": 217,
+            "getcwd": 79,
+            "chdir": 80,
+            "fchdir": 81,
+            "dup": 32,
+            "dup2": 33,
+            "dup3": 292,
+            "pipe": 22,
+            "pipe2": 293,
+            "fsync": 74,
+            "fdatasync": 75,
+            "ftruncate": 77,
+            "truncate": 76,
+            "fallocate": 285,
+            "sendfile": 40,
+            "copy_file_range": 326,
+            "splice": 275,
+            "tee": 276,
+            "getxattr": 191,
+            "lgetxattr": 192,
+            "fgetxattr": 193,
+            "listxattr": 194,
+            "llistxattr": 195,
+            "flistxattr": 196,
+        },
+    ),
+    (
+        "files the bot writes in its own private /tmp (a size-limited tmpfs)",
+        {
+            "creat": 85,
+            "mkdir": 83,
+            "mkdirat": 258,
+            "rmdir": 84,
+            "unlink": 87,
+            "unlinkat": 263,
+            "rename": 82,
+            "renameat": 264,
+            "renameat2": 316,
+            "link": 86,
+            "linkat": 265,
+            "symlink": 88,
+            "symlinkat": 266,
+            "chmod": 90,
+            "fchmod": 91,
+            "fchmodat": 268,
+            "umask": 95,
+            "utime": 132,
+            "utimes": 235,
+            "utimensat": 280,
+            "futimesat": 261,
+        },
+    ),
+    (
+        "descriptor control (fcntl: its lock, lease and notify commands are refused, see below)",
+        {
+            "fcntl": 72,
+            "ioctl": 16,
+        },
+    ),
+    (
+        "memory: the allocator, the loader, V8's code pages (mmap of its own or read-only files)",
+        {
+            "brk": 12,
+            "mmap": 9,
+            "munmap": 11,
+            "mprotect": 10,
+            "mremap": 25,
+            "madvise": 28,
+            "msync": 26,
+            "pkey_alloc": 330,
+            "pkey_free": 331,
+            "pkey_mprotect": 329,
+        },
+    ),
+    (
+        "threads and processes of its own tree (no CLONE_NEW*; waits, signals in its PID ns)",
+        {
+            "clone": 56,
+            "fork": 57,
+            "vfork": 58,
+            "execve": 59,
+            "exit": 60,
+            "exit_group": 231,
+            "wait4": 61,
+            "waitid": 247,
+            "set_tid_address": 218,
+            "set_robust_list": 273,
+            "get_robust_list": 274,
+            "rseq": 334,
+            "arch_prctl": 158,
+            "prctl": 157,
+            "gettid": 186,
+            "getpid": 39,
+            "getppid": 110,
+            "getpgrp": 111,
+            "getpgid": 121,
+            "getsid": 124,
+            "setsid": 112,
+            "setpgid": 109,
+            "kill": 62,
+            "tgkill": 234,
+            "tkill": 200,
+            "futex": 202,
+            "sched_yield": 24,
+            "sched_getaffinity": 204,
+            "sched_setaffinity": 203,
+            "sched_getparam": 143,
+            "sched_getscheduler": 145,
+            "sched_get_priority_max": 146,
+            "sched_get_priority_min": 147,
+            "getpriority": 140,
+            "setpriority": 141,
+            "getcpu": 309,
+        },
+    ),
+    (
+        "identity and limits, read-only (it is nobody; its rlimits cannot rise)",
+        {
+            "getuid": 102,
+            "geteuid": 107,
+            "getgid": 104,
+            "getegid": 108,
+            "getresuid": 118,
+            "getresgid": 120,
+            "getgroups": 115,
+            "capget": 125,
+            "getrlimit": 97,
+            "setrlimit": 160,
+            "prlimit64": 302,
+            "getrusage": 98,
+            "times": 100,
+            "uname": 63,
+        },
+    ),
+    (
+        "signals",
+        {
+            "rt_sigaction": 13,
+            "rt_sigprocmask": 14,
+            "rt_sigreturn": 15,
+            "rt_sigpending": 127,
+            "rt_sigtimedwait": 128,
+            "rt_sigsuspend": 130,
+            "rt_sigqueueinfo": 129,
+            "sigaltstack": 131,
+            "restart_syscall": 219,
+            "pause": 34,
+            "alarm": 37,
+        },
+    ),
+    (
+        "time and sleeping",
+        {
+            "clock_gettime": 228,
+            "clock_getres": 229,
+            "gettimeofday": 96,
+            "time": 201,
+            "nanosleep": 35,
+            "clock_nanosleep": 230,
+            "getitimer": 36,
+            "setitimer": 38,
+            "timer_create": 222,
+            "timer_settime": 223,
+            "timer_gettime": 224,
+            "timer_getoverrun": 225,
+            "timer_delete": 226,
+            "timerfd_create": 283,
+            "timerfd_settime": 286,
+            "timerfd_gettime": 287,
+        },
+    ),
+    (
+        "waiting on descriptors (the SDK's loop, Node's libuv)",
+        {
+            "poll": 7,
+            "ppoll": 271,
+            "select": 23,
+            "pselect6": 270,
+            "epoll_create": 213,
+            "epoll_create1": 291,
+            "epoll_ctl": 233,
+            "epoll_wait": 232,
+            "epoll_pwait": 281,
+            "epoll_pwait2": 441,
+            "eventfd": 284,
+            "eventfd2": 290,
+            "signalfd": 282,
+            "signalfd4": 289,
+        },
+    ),
+    (
+        "sockets inside its own empty network namespace (Unix, IPv4, IPv6 only; see below)",
+        {
+            "socket": 41,
+            "socketpair": 53,
+            "bind": 49,
+            "listen": 50,
+            "accept": 43,
+            "accept4": 288,
+            "connect": 42,
+            "getsockname": 51,
+            "getpeername": 52,
+            "setsockopt": 54,
+            "getsockopt": 55,
+            "sendto": 44,
+            "recvfrom": 45,
+            "sendmsg": 46,
+            "recvmsg": 47,
+            "sendmmsg": 307,
+            "recvmmsg": 299,
+            "shutdown": 48,
+        },
+    ),
+    (
+        "randomness",
+        {
+            "getrandom": 318,
+        },
+    ),
+)
+
+#: Every allowed system call by name.
+ALLOWED: dict[str, int] = {name: nr for _, group in ALLOWED_GROUPS for name, nr in group.items()}
+
+#: Refused with ENOSYS rather than EPERM: the C library tries them first and falls back to an
+#: older call it can inspect (``clone3`` to ``clone``) or that is allowed.
+ENOSYS: dict[str, int] = {
+    "clone3": 435,
+    "openat2": 437,
+    "futex_waitv": 449,
+    "fchmodat2": 452,
+    "futex_wake": 454,
+    "futex_wait": 455,
+    "futex_requeue": 456,
+}
+
+#: Refused calls named in tests and documentation (a few of the many refused).
+REFUSED_EXAMPLES: dict[str, int] = {
+    "flock": 73,
+    "inotify_init": 253,
+    "inotify_init1": 294,
+    "inotify_add_watch": 254,
+    "fanotify_init": 300,
+    "fanotify_mark": 301,
+    "mincore": 27,
+    "io_setup": 206,
+    "mbind": 237,
+    "set_mempolicy": 238,
+    "migrate_pages": 256,
+    "vmsplice": 278,
+    "memfd_create": 319,
+    "memfd_secret": 447,
+    "execveat": 322,
+    "setxattr": 188,
+    "mknod": 133,
+    "mknodat": 259,
+    "ptrace": 101,
+    "mount": 165,
+    "setns": 308,
+    "unshare": 272,
+    "bpf": 321,
+    "keyctl": 250,
+    "io_uring_setup": 425,
+    "perf_event_open": 298,
+    "userfaultfd": 323,
+    "process_vm_readv": 310,
+    "personality": 135,
+    "chroot": 161,
+    "sysinfo": 99,
+}
