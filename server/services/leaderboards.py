@@ -43,9 +43,15 @@ class Published:
     #: were recorded when it was read (``matches`` of them are in the fit).
     fitted_at: datetime | None = None
     results_recorded: int = 0
+    #: :meth:`latest_only`, made once per fit (None: made on each call).
+    latest: tuple[VersionLine, ...] | None = None
 
     def latest_only(self) -> tuple[VersionLine, ...]:
-        """Each bot's line at its latest rated version, rank ranges among these lines.
+        """Each bot's line at its latest rated version, rank ranges among these lines."""
+        return self.latest if self.latest is not None else self.latest_lines()
+
+    def latest_lines(self) -> tuple[VersionLine, ...]:
+        """:meth:`latest_only`, computed: O(lines^2) for the rank ranges.
 
         Per-line ranges compare the shown intervals within each group; joint ranges count the
         orders the full table claimed among the shown lines (claims that hold for every pair of
@@ -178,7 +184,7 @@ def _published(game: str, rules: str, snapshot: Snapshot) -> Published:
         name, version = split_version(line.bot)
         others = tuple(sorted(x for x in versions[name] if x != version))
         out.append(VersionLine(name, version, line, others))
-    return Published(
+    board = Published(
         game,
         rules,
         tuple(out),
@@ -188,3 +194,5 @@ def _published(game: str, rules: str, snapshot: Snapshot) -> Published:
         fitted_at=snapshot.fitted_at,
         results_recorded=fitted.matches,
     )
+    # once per fit, not per read: the rank ranges of the default view cost O(lines^2)
+    return replace(board, latest=board.latest_lines())

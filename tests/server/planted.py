@@ -121,8 +121,9 @@ def play(
         part = range(at, min(at + chunk, len(played)))
         ids = [f"{tournament_id}.m{first + i}" for i in part]
         store.mark_queued(ids, NOW)
-        for match_id in ids:
-            store.claim_match(match_id, "w", NOW + timedelta(days=3650), "h-" + match_id)
+        # one transaction a chunk, as a worker's block claim is
+        lease = NOW + timedelta(days=3650)
+        store.claim_matches([(m, lease, "h-" + m) for m in ids], "w", "planter", NOW)
         reports = []
         for match_id, i in zip(ids, part, strict=True):
             outcome = Outcome(tuple(SeatOutcome(10 - r, r) for r in played[i][1]), (), 0.5)
