@@ -91,3 +91,6 @@ if __name__ == "__main__":
     data = json.dumps(facts()).encode()
     sys.stdout.buffer.write(struct.pack(">I", len(data)) + data)
     sys.stdout.buffer.flush()
+    # Stay until the worker is done looking (it reads this tree's pids, uids and freezes it
+    # after the answer): a probe that exited could be gone first on a busy host.
+    sys.stdin.buffer.read()
