@@ -2,10 +2,17 @@
 and a private config directory, so `hamlet login` state on this machine never leaks in.
 
 Hypothesis checks properties, not speed: on a loaded CI machine its timing health check and
-per-example deadline would fail tests for the machine's load, so both are off."""
+per-example deadline would fail tests for the machine's load, so both are off.
+
+For the same reason a worker's pause threshold is 5 s here (HAMLET_WORKER_PAUSE_SECONDS,
+inherited by the workers the tests start): on a busy two-core CI machine a test process can go
+unscheduled for over a second, which a worker rightly treats as a pause (the match is voided
+and replayed), but tests that play a match directly would see it as an error. The tests of the
+pause itself set their own threshold, and stop a worker for longer than this one."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -13,6 +20,7 @@ from hypothesis import HealthCheck, settings
 
 settings.register_profile("hamlet", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("hamlet")
+os.environ.setdefault("HAMLET_WORKER_PAUSE_SECONDS", "5")
 
 
 @pytest.fixture(autouse=True)

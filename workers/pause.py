@@ -20,14 +20,32 @@ import collections
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from workers.model import InfrastructureError
 
 #: The progress clock's period.
 TICK_S = 0.1
-#: A gap between ticks this long is a pause of the worker, not scheduling noise.
+#: A gap between ticks this long is a pause of the worker, not scheduling noise (the
+#: default of ``HAMLET_WORKER_PAUSE_SECONDS``).
 PAUSE_S = 1.0
+PAUSE_VARIABLE = "HAMLET_WORKER_PAUSE_SECONDS"
+
+
+def pause_seconds(environ: Mapping[str, str] = os.environ) -> float:
+    """The pause threshold from the environment (``HAMLET_WORKER_PAUSE_SECONDS``, 0.2 to
+    3600 s). A host so loaded that a worker process is not scheduled for this long voids the
+    matches it was timing; raise it where that is routine."""
+    raw = environ.get(PAUSE_VARIABLE, "").strip()
+    if not raw:
+        return PAUSE_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0.2 <= value <= 3600:
+        raise ValueError(f"{PAUSE_VARIABLE} must be 0.2..3600 seconds, not {raw!r}")
+    return value
 
 
 class WorkerPausedError(InfrastructureError):
@@ -85,7 +103,7 @@ class PauseWatch:
         return max([g for g in overlapping if g > 0], default=0.0)
 
 
-_watch = PauseWatch()
+_watch = PauseWatch(pause_s=pause_seconds())
 
 
 def watch() -> PauseWatch:

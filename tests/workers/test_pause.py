@@ -125,7 +125,7 @@ def test_a_sigstopped_worker_voids_instead_of_forfeiting(mode: str) -> None:
         cwd=root,
         stdout=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(root)},
+        env={**os.environ, "PYTHONPATH": str(root), "HAMLET_WORKER_PAUSE_SECONDS": "1"},
     )
     assert child.stdout is not None
     try:
