@@ -80,17 +80,28 @@ def pack(results: Iterable[Result], names: Sequence[str] | None = None) -> Packe
     )
     bot_index = {n: i for i, n in enumerate(bot_names)}
     block_index: dict[str, int] = {}
-    by_k: dict[int, tuple[list[list[int]], list[list[int]], list[int]]] = {}
+    coded = []
     for i, r in enumerate(rows):
         if len(r.bots) != len(r.ranks) or len(r.bots) < 2:
             raise ValueError(f"result {i}: {len(r.bots)} bots and {len(r.ranks)} ranks")
-        key = r.block or f"#{i}"
-        blk = block_index.setdefault(key, len(block_index))
-        bots, ranks, blocks = by_k.setdefault(len(r.bots), ([], [], []))
-        bots.append([bot_index[b] for b in r.bots])
-        ranks.append(list(r.ranks))
+        blk = block_index.setdefault(r.block or f"#{i}", len(block_index))
+        coded.append(([bot_index[b] for b in r.bots], list(r.ranks), blk))
+    tables, games, places = by_table_size(coded, len(bot_names))
+    return Packed(bot_names, tables, len(block_index), games, places)
+
+
+def by_table_size(
+    coded: Iterable[tuple[list[int], list[int], int]], n: int
+) -> tuple[tuple[Tables, ...], IntArray, NDArray[np.float64]]:
+    """Results coded as (bot indices by seat, ranks by seat, block index), grouped into one
+    :class:`Tables` per table size (ascending), with the games and summed 1-based places of
+    each of the ``n`` bots."""
+    by_k: dict[int, tuple[list[list[int]], list[list[int]], list[int]]] = {}
+    for seated_row, ranks_row, blk in coded:
+        bots, ranks, blocks = by_k.setdefault(len(seated_row), ([], [], []))
+        bots.append(seated_row)
+        ranks.append(ranks_row)
         blocks.append(blk)
-    n = len(bot_names)
     games = np.zeros(n, np.int64)
     places = np.zeros(n, np.float64)
     tables = []
@@ -100,4 +111,4 @@ def pack(results: Iterable[Result], names: Sequence[str] | None = None) -> Packe
         games += np.bincount(seated.ravel(), minlength=n)
         places += np.bincount(seated.ravel(), weights=(placed + 1).ravel(), minlength=n)
         tables.append(Tables.of(k, seated, placed, np.asarray(bl, np.int64)))
-    return Packed(bot_names, tuple(tables), len(block_index), games, places)
+    return tuple(tables), games, places

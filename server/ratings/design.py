@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from server.ratings.data import IntArray, Packed, Result, Tables
+from server.ratings.data import IntArray, Packed, Result, Tables, by_table_size
 
 FloatArray = NDArray[np.float64]
 
@@ -115,28 +115,15 @@ class Design:
         index = dict(self._index)
         new_names: list[str] = []
         blocks = dict(self._blocks)
-        by_k: dict[int, tuple[list[list[int]], list[list[int]], list[int]]] = {}
+        coded = []
         for i, r in enumerate(rows):
             for b in r.bots:
                 if b not in index:
                     index[b] = len(index)
                     new_names.append(b)
-            key = r.block or f"#{self.results + i}"
-            blk = blocks.setdefault(key, len(blocks))
-            bots, ranks, block = by_k.setdefault(len(r.bots), ([], [], []))
-            bots.append([index[b] for b in r.bots])
-            ranks.append(list(r.ranks))
-            block.append(blk)
-        n = len(index)
-        games = np.zeros(n, np.int64)
-        places = np.zeros(n, np.float64)
-        tables = []
-        for k, (seated_rows, rk, bl) in sorted(by_k.items()):
-            seated: IntArray = np.asarray(seated_rows, np.int64)
-            placed: IntArray = np.asarray(rk, np.int64)
-            games += np.bincount(seated.ravel(), minlength=n)
-            places += np.bincount(seated.ravel(), weights=(placed + 1).ravel(), minlength=n)
-            tables.append(Tables.of(k, seated, placed, np.asarray(bl, np.int64)))
+            blk = blocks.setdefault(r.block or f"#{self.results + i}", len(blocks))
+            coded.append(([index[b] for b in r.bots], list(r.ranks), blk))
+        tables, games, places = by_table_size(coded, len(index))
         batch = Batch(
             len(self.names),
             self.results,
