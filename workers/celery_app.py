@@ -207,7 +207,18 @@ def _on_worker_setup(instance: Any = None, **_: Any) -> None:
     from workers import metrics
 
     metrics.METRICS.tier(check_sandbox(worker_config(app)).tier.value)
-    port = metrics.serve(worker_config(app).metrics_port, lambda: (HEALTH.ok, HEALTH.detail))
+    wanted = worker_config(app).metrics_port
+    try:
+        port = metrics.serve(wanted, lambda: (HEALTH.ok, HEALTH.detail))
+    except OSError as exc:
+        # Celery logs and swallows a signal handler's exception: without this the worker
+        # would play on with no metrics and a health check that never passes.
+        why = (
+            f"cannot serve metrics on port {wanted} ({exc.strerror or exc}); free the port "
+            "or set HAMLET_WORKER_METRICS_PORT (0 picks a free one, -1 turns the endpoint off)"
+        )
+        shutdown.refused_to_start(why)
+        raise SystemExit(f"hamlet worker: {why}") from exc
     if port >= 0:
         log.info("worker metrics on :%d/metrics", port)
 

@@ -7,6 +7,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import random
 import shutil
 import signal
 import socket
@@ -23,7 +24,31 @@ from hamlet.channels import open_channel
 from hamlet.v1 import arena_pb2, arena_pb2_grpc
 
 
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_port() -> int:
+    """A port free now, for a process the test starts next.
+
+    Chosen below the kernel's ephemeral range: a port from ``bind(0)`` comes from that range,
+    where the source port of any outgoing connection made meanwhile (and a busy suite makes
+    thousands) can take it before the process binds it.
+    """
+    low, _ = _ephemeral_range()
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(10000, max(low, 10001))
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
