@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import statistics
 import subprocess
 import sys
@@ -43,8 +44,12 @@ from server.app import build_server
 from server.config import Settings
 from server.services.scheduling import MemoryEnqueuer
 data = Path(sys.argv[1])
-settings = Settings(data_dir=data, grpc_port=0, metrics_port=-1, reaper_interval_seconds=3600)
+front = sys.argv[2] == "front"
+settings = Settings(
+    data_dir=data, grpc_port=0, metrics_port=-1, reaper_interval_seconds=3600, front=front
+)
 server, port = build_server(settings, enqueuer=MemoryEnqueuer())
+(data / "workers").write_text(server.private_address or f"127.0.0.1:{port}")
 (data / "port").write_text(str(port))
 while True:
     time.sleep(3600)
@@ -54,14 +59,16 @@ while True:
 class Server:
     """A Hamlet server in a subprocess with its data in a temporary directory."""
 
-    def __init__(self) -> None:
+    def __init__(self, front: bool) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="hamlet-bench-")
         self.data = Path(self._tmp.name) / "data"
         self.data.mkdir()
         self.log = Path(self._tmp.name) / "server.log"
         with self.log.open("w") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-c", SERVE, str(self.data)], stderr=log, stdout=log
+                [sys.executable, "-c", SERVE, str(self.data), "front" if front else "-"],
+                stderr=log,
+                stdout=log,
             )
         deadline = time.monotonic() + 60
         while not (self.data / "port").exists():
@@ -70,27 +77,45 @@ class Server:
             time.sleep(0.1)
         time.sleep(0.2)
         self.addr = f"127.0.0.1:{(self.data / 'port').read_text()}"
+        #: Where workers connect: the server's private socket behind a front (as the local
+        #: workers of `hamlet up` do), else the public port.
+        self.worker_addr = (self.data / "workers").read_text()
         self.admin = (self.data / "admin.token").read_text().strip()
         self.worker = (self.data / "worker.token").read_text().strip()
 
-    def channel(self, token: str | None) -> grpc.Channel:
+    def channel(self, token: str | None, addr: str = "") -> grpc.Channel:
         options = [("grpc.max_send_message_length", 32 * 1024 * 1024)]
-        channel = grpc.insecure_channel(self.addr, options=options)
+        channel = grpc.insecure_channel(addr or self.addr, options=options)
         if token is None:
             return channel
         return grpc.intercept_channel(channel, _Bearer(token))
 
+    def pids(self) -> list[int]:
+        """The server's process and its children (the front's, with one)."""
+        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        try:
+            return [self.proc.pid, *(int(p) for p in children.read_text().split())]
+        except OSError:
+            return [self.proc.pid]
+
+    def _status_mb(self, field: str) -> float:
+        total = 0.0
+        for pid in self.pids():
+            try:
+                lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                if line.startswith(field):
+                    total += int(line.split()[1]) / 1024
+        return total
+
     def peak_rss_mb(self) -> float:
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-        return float("nan")
+        """The peak resident memory of the server's processes, summed."""
+        return self._status_mb("VmHWM:")
 
     def rss_mb(self) -> float:
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        return float("nan")
+        return self._status_mb("VmRSS:")
 
     def log_lines(self) -> int:
         return len(self.log.read_text(errors="replace").splitlines())
@@ -126,7 +151,7 @@ def wrong(token: str) -> str:
 
 
 def flood(server: Server, threads: int, samples: int) -> None:
-    host = worker_pb2_grpc.MatchHostStub(server.channel(server.worker))
+    host = worker_pb2_grpc.MatchHostStub(server.channel(server.worker, server.worker_addr))
     announce = worker_pb2.AnnounceWorkerRequest(worker_id="bench")
     user = arena_pb2_grpc.ArenaStub(server.channel(server.admin))
     host.AnnounceWorker(announce)
@@ -162,7 +187,7 @@ def _under_flood(
     server: Server, threads: int, samples: int, token: str
 ) -> tuple[float, float, dict[str, int]]:
     """Median worker and user latency while another process floods with ``token``."""
-    host = worker_pb2_grpc.MatchHostStub(server.channel(server.worker))
+    host = worker_pb2_grpc.MatchHostStub(server.channel(server.worker, server.worker_addr))
     announce = worker_pb2.AnnounceWorkerRequest(worker_id="bench")
     user = arena_pb2_grpc.ArenaStub(server.channel(server.admin))
     # The flood runs in its own process, so that its threads do not compete with the
@@ -280,6 +305,12 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=40)
     parser.add_argument("--big", type=int, default=72)
     parser.add_argument(
+        "--front",
+        choices=("yes", "no", "both"),
+        default="both",
+        help="serve the public port from a front process (HAMLET_FRONT), or not, or both",
+    )
+    parser.add_argument(
         "--flood-target", nargs=2, metavar=("ADDR", "TOKEN"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
@@ -287,10 +318,12 @@ def main() -> None:
         attack(*args.flood_target, args.threads)
         return
     parts = [("oracle", ""), ("flood", ""), *(("big", v) for v in BIG_VARIANTS)]
-    for part, variant in parts:
+    fronts = {"yes": [True], "no": [False], "both": [False, True]}[args.front]
+    for (part, variant), front in itertools.product(parts, fronts):
         if args.only not in (None, part):
             continue
-        server = Server()  # a fresh server each: no cool-down or peak carries over
+        print(f"--- {'with the front process' if front else 'one process, no front'}")
+        server = Server(front)  # a fresh server each: no cool-down or peak carries over
         try:
             if part == "oracle":
                 oracle(server, 4)

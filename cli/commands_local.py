@@ -118,6 +118,15 @@ def _serve(settings: Settings) -> int:
     )
     tls = " (TLS)" if settings.tls_cert else ""
     out.print(f"hamlet server: gRPC on {settings.grpc_host}:{port}{tls}, metrics {metrics}")
+    if server.front is not None:
+        out.print(
+            f"hamlet server: the port is served by a front process (HAMLET_FRONT); "
+            f"local workers may use {server.private_address}"
+        )
+    if server.worker_port is not None:
+        out.print(
+            f"hamlet server: workers' own port {settings.grpc_host}:{server.worker_port}{tls}"
+        )
     if server.new_admin_token:
         out.print(
             f"hamlet server: a new admin token (shown once, kept in "

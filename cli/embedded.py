@@ -170,8 +170,10 @@ def _run(args: argparse.Namespace, base: Settings, data_dir: Path) -> int:
             stack.callback(_stop_server, server)
             server_logs.log_settings(settings, port, server.metrics_port)
             addr = f"127.0.0.1:{port}"
+            # Local workers use the server's private socket (behind the front, if any).
+            worker_addr = server.private_address or addr
             workers = [
-                start_worker(i, args.concurrency, redis_url, addr, data_dir, logs)
+                start_worker(i, args.concurrency, redis_url, worker_addr, data_dir, logs)
                 for i in range(1, args.workers + 1)
             ]
             for w in reversed(workers):
@@ -181,6 +183,10 @@ def _run(args: argparse.Namespace, base: Settings, data_dir: Path) -> int:
             out.print("[bold]Hamlet is up[/]", markup=True)
             out.print(f"  web             {web.url}")
             out.print(f"  gRPC server     {addr}   (HAMLET_SERVER_ADDR={addr})")
+            if server.private_address:
+                out.print(
+                    f"  workers' way in {server.private_address}   (the port above is the front's)"
+                )
             out.print(f"  server metrics  http://127.0.0.1:{server.metrics_port}/metrics")
             out.print(f"  server log      {server_log}")
             for w in workers:

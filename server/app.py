@@ -28,6 +28,8 @@ from server.auth.ratelimit import RateKind, RateLimiter
 from server.boundary import BoundaryInterceptor, RefusalLog
 from server.config import Settings
 from server.files import secure_data_dir
+from server.front import FrontConfig
+from server.frontrun import FrontProcess, private_socket_dir
 from server.interceptors import MetricsInterceptor
 from server.leader import Lease
 from server.leader import acquire as acquire_lease
@@ -145,6 +147,12 @@ class HamletServer:
         self.lease: Lease | None = None
         #: The deployment's worker token file, re-read when it changes (server.provisioned).
         self.provisioned: Watcher | None = None
+        #: The front process serving the public port (server.front), if any.
+        self.front: FrontProcess | None = None
+        #: The private socket behind a front (``unix:/...``): local workers connect here.
+        self.private_address: str | None = None
+        #: The workers' own port (HAMLET_WORKER_GRPC_PORT), if any.
+        self.worker_port: int | None = None
 
     def start(self) -> None:
         """Start serving (idempotent)."""
@@ -161,6 +169,8 @@ class HamletServer:
     def stop(self, grace: float | None = 5.0) -> None:
         """Refuse new calls, let running ones finish within ``grace`` seconds, stop the rest."""
         self._stop.set()
+        if self.front is not None:
+            self.front.stop()  # the public port first: no new calls come in
         self.health.enter_graceful_shutdown()
         self.grpc_server.stop(grace).wait()
         if self.refits is not None:
@@ -430,18 +440,49 @@ def _build(
     reflection.enable_server_reflection(
         (*SERVICE_NAMES, reflection.SERVICE_NAME, health.SERVICE_NAME), server
     )
-    address = f"{settings.grpc_host}:{settings.grpc_port}"
+    credentials = None
     if settings.tls_cert is not None and settings.tls_key is not None:
         credentials = grpc.ssl_server_credentials(
             [(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())]
         )
-        port = server.add_secure_port(address, credentials)
+
+    def listen(port: int) -> int:
+        address = f"{settings.grpc_host}:{port}"
+        if credentials is not None:
+            bound = server.add_secure_port(address, credentials)
+        else:
+            bound = server.add_insecure_port(address)
+        if bound == 0:
+            store.close()
+            raise OSError(f"cannot listen on {address}")
+        return int(bound)
+
+    front: FrontProcess | None = None
+    private: str | None = None
+    if settings.effective_front:
+        # The public port is the front's; this server listens on a socket only its user
+        # can reach (the front's backend, and local workers' way in).
+        workdir = private_socket_dir()
+        private = f"unix:{workdir / 'server.sock'}"
+        server.add_insecure_port(private)
+        front = FrontProcess(
+            FrontConfig(
+                listen=f"{settings.grpc_host}:{settings.grpc_port}",
+                backend=private,
+                public_reads=settings.public_reads,
+                max_workers=settings.max_workers,
+                tls_cert=settings.tls_cert,
+                tls_key=settings.tls_key,
+            ),
+            workdir,
+        )
+        port = 0
     else:
-        port = server.add_insecure_port(address)
-    if port == 0:
-        store.close()
-        raise OSError(f"cannot listen on {settings.grpc_host}:{settings.grpc_port}")
+        port = listen(settings.grpc_port)
+    worker_port = listen(settings.worker_grpc_port) if settings.worker_grpc_port >= 0 else None
     hamlet = HamletServer(server, store, services, metrics, health_servicer, settings)
+    hamlet.private_address = private
+    hamlet.worker_port = worker_port
     hamlet.new_admin_token = new_admin_token
     hamlet.ladder = ladder
     hamlet.quotas = quotas
@@ -451,4 +492,11 @@ def _build(
     hamlet.lease = lease
     hamlet.provisioned = provisioned
     hamlet.start()
+    if front is not None:
+        try:
+            port = front.start()
+        except BaseException:
+            hamlet.stop(grace=0)
+            raise
+        hamlet.front = front
     return hamlet, port

@@ -29,6 +29,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from server.auth import policy
 from server.auth.ratelimit import client_host, parse_limit
 from server.interceptors import Undecodable, rewrap, undecodable_message
+from server.peers import call_peer
 
 if TYPE_CHECKING:
     _Interceptor = grpc.ServerInterceptor[Any, Any]
@@ -198,8 +199,7 @@ class BoundaryInterceptor(_Interceptor):
 
 
 def _peer(context: grpc.ServicerContext) -> str:
-    peer = getattr(context, "peer", None)
-    return str(peer()) if callable(peer) else "unknown"
+    return call_peer(context)
 
 
 def _code(context: grpc.ServicerContext) -> grpc.StatusCode | None:

@@ -69,6 +69,15 @@ class Settings:
     grpc_host: str = "127.0.0.1"
     grpc_port: int = 50051
     metrics_port: int = 9464  # 0 picks a free port; -1 disables the endpoint
+    #: Serve the public port from a front process of its own (HAMLET_FRONT: yes/no; unset or
+    #: "auto": when the machine has more than one core), so that no flood of calls can take
+    #: the interpreter workers' claims and reports need (server.front). Built in a program
+    #: with Settings(), the server has no front unless asked.
+    front: bool | None = False
+    #: A port of the server's own for workers (HAMLET_WORKER_GRPC_PORT, on HAMLET_GRPC_HOST;
+    #: -1: none). With a front, workers that connect here bypass it; keep the port to the
+    #: workers' network. Local workers of ``hamlet up`` use the server's private socket.
+    worker_grpc_port: int = -1
     #: Where the metrics endpoint listens (HAMLET_METRICS_HOST): loopback unless a
     #: deployment says otherwise (compose and Kubernetes set 0.0.0.0 for their scraper).
     metrics_host: str = "127.0.0.1"
@@ -155,6 +164,13 @@ class Settings:
         return self.refit_process
 
     @property
+    def effective_front(self) -> bool:
+        """Whether the public port is served by a front process."""
+        if self.front is None:
+            return (os.cpu_count() or 1) > 1
+        return self.front
+
+    @property
     def effective_anonymous_streams(self) -> int:
         """The anonymous share of the stream cap (half of it unless set)."""
         if self.max_anonymous_streams < 0:
@@ -171,6 +187,10 @@ class Settings:
         """Raise :class:`ConfigError` naming the first bad value."""
         if not 0 <= self.grpc_port <= 65535:
             raise ConfigError(f"HAMLET_GRPC_PORT must be 0..65535, not {self.grpc_port}")
+        if not -1 <= self.worker_grpc_port <= 65535:
+            raise ConfigError(
+                f"HAMLET_WORKER_GRPC_PORT must be -1..65535, not {self.worker_grpc_port}"
+            )
         if not -1 <= self.metrics_port <= 65535:
             raise ConfigError(f"HAMLET_METRICS_PORT must be -1..65535, not {self.metrics_port}")
         if not self.metrics_host.strip():
@@ -306,7 +326,10 @@ class Settings:
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
         process = env.get("HAMLET_REFIT_PROCESS", "").strip().lower()
+        front = env.get("HAMLET_FRONT", "").strip().lower()
         settings = cls(
+            front=None if front in ("", "auto") else flag(env, "HAMLET_FRONT", False),
+            worker_grpc_port=int(num("HAMLET_WORKER_GRPC_PORT", d.worker_grpc_port)),
             refit_seconds=num("HAMLET_REFIT_SECONDS", d.refit_seconds, float),
             refit_process=None
             if process in ("", "auto")

@@ -85,8 +85,11 @@ class WorkerConfig:
         if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
             raise ConfigError(f"HAMLET_REDIS_URL must be a redis:// URL, not {self.redis_url!r}")
         host, _, port = self.server_addr.rpartition(":")
-        if not host or not port.isdigit():
-            raise ConfigError(f"HAMLET_SERVER_ADDR must be host:port, not {self.server_addr!r}")
+        local = self.server_addr.startswith("unix:/")  # the server's private socket
+        if not local and (not host or not port.isdigit()):
+            raise ConfigError(
+                f"HAMLET_SERVER_ADDR must be host:port (or unix:/path), not {self.server_addr!r}"
+            )
         if not -1 <= self.metrics_port <= 65535:
             raise ConfigError(
                 f"HAMLET_WORKER_METRICS_PORT must be -1..65535, not {self.metrics_port}"

@@ -21,8 +21,10 @@ from server.auth import policy, size
 from server.auth.identity import ANONYMOUS, Principal, Scope
 from server.auth.ratelimit import EXPENSIVE_READS, WRITES, RateKind, RateLimiter, client_host
 from server.interceptors import Undecodable, rewrap, undecodable_message
+from server.peers import COOLDOWN_KEY, call_peer
 from server.services.caller import Caller
 from server.services.errors import (
+    CoolDownError,
     PermissionDeniedError,
     ResourceExhaustedError,
     UnauthenticatedError,
@@ -170,7 +172,7 @@ class AuthInterceptor(_Interceptor):
         )
 
     def _principal(self, method: str, context: grpc.ServicerContext) -> Principal:
-        host = client_host(context.peer())
+        host = client_host(call_peer(context))
         try:
             token = bearer(context.invocation_metadata())
             who = ANONYMOUS if token is None else self.authenticate(token, host)
@@ -181,6 +183,10 @@ class AuthInterceptor(_Interceptor):
         except PermissionDeniedError as exc:
             context.abort(grpc.StatusCode.PERMISSION_DENIED, str(exc))
         except ResourceExhaustedError as exc:
+            if isinstance(exc, CoolDownError):  # the front refuses the same calls meanwhile
+                context.set_trailing_metadata(
+                    ((COOLDOWN_KEY, f"{exc.scope} {max(1, round(exc.seconds))}"),)
+                )
             context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         return who
 

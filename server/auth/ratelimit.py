@@ -205,6 +205,21 @@ class RateLimiter:
         item = self.items[kind]
         return not key or self._run(_Clean(item, kind.value, key))
 
+    def reset_in(self, kind: RateKind, key: str) -> float:
+        """Seconds until ``key``'s window for ``kind`` has room again (0 when it has now)."""
+        if not key:
+            return 0.0
+        item = self.items[kind]
+        reset = [0.0]
+
+        def stats(limiter: MovingWindowRateLimiter) -> bool:
+            window = limiter.get_window_stats(item, kind.value, key)
+            reset[0] = 0.0 if window.remaining > 0 else window.reset_time - time.time()
+            return True
+
+        self._run(stats)
+        return max(0.0, reset[0])
+
     def refused(self, kind: RateKind) -> None:
         """Report one refusal of ``kind`` (for the metrics)."""
         if self.on_refusal is not None:

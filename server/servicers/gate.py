@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import grpc
 
 from server.auth import current_principal
+from server.peers import call_peer
 from server.services.errors import ResourceExhaustedError, UnavailableError
 
 
@@ -42,7 +43,7 @@ class StreamClient:
         who = current_principal()
         if who.user_id is not None:
             return cls(f"user {who.user_id}", anonymous=False)
-        return cls(f"address {peer_host(context.peer())}", anonymous=True)
+        return cls(f"address {peer_host(call_peer(context))}", anonymous=True)
 
 
 def peer_host(peer: str) -> str:

@@ -22,10 +22,10 @@ from server.auth.identity import Principal, Scope, names
 from server.auth.ratelimit import RateKind, RateLimiter, RateLimits
 from server.services.errors import (
     AlreadyExistsError,
+    CoolDownError,
     InvalidArgumentError,
     NotFoundError,
     PermissionDeniedError,
-    ResourceExhaustedError,
     UnauthenticatedError,
 )
 from server.services.hygiene import no_nul
@@ -176,9 +176,13 @@ class AccountService:
         if not self._may_try(address, f"token:{token_id}"):
             self.limiter.refused(RateKind.AUTH)
             window = self.limiter.window_seconds(RateKind.AUTH)
-            raise ResourceExhaustedError(
+            over = not self.limiter.under(RateKind.AUTH, address)
+            key = address if over else f"token:{token_id}"
+            raise CoolDownError(
                 f"too many failed authentications from this address or for token {token_id}; "
-                f"wait up to {window} s, then try again with a valid token"
+                f"wait up to {window} s, then try again with a valid token",
+                "address" if over else "token",
+                self.limiter.reset_in(RateKind.AUTH, key),
             )
         record = self.store.get_token(token_id)
         if record is None:

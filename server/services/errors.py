@@ -35,6 +35,17 @@ class ResourceExhaustedError(ServiceError):
     """A bounded resource is in use up to its cap (e.g. open streams); try again later."""
 
 
+class CoolDownError(ResourceExhaustedError):
+    """Too many failed authentications: refused before any key derivation for ``seconds``
+    more, for the client's ``scope`` ("address": any token not verified before; "token":
+    this token id from this address)."""
+
+    def __init__(self, message: str, scope: str, seconds: float) -> None:
+        super().__init__(message)
+        self.scope = scope
+        self.seconds = seconds
+
+
 class UnavailableError(ServiceError):
     """A service this call needs (the queue's broker) did not answer; nothing was done."""
 
