@@ -173,6 +173,8 @@ def start_worker(
         # it does so itself after exec, because a preexec_fn is unsafe once threads run.
         HAMLET_EXIT_WITH_PARENT="1",
     )
+    if server_addr.startswith("unix:"):
+        env.pop("HAMLET_TLS_CA", None)  # the server's private socket speaks plaintext
     cmd = [
         sys.executable,
         "-m",

@@ -43,6 +43,11 @@ def diagnose(address: str, ca_file: Path | None, timeout: float = _TIMEOUT) -> D
         except (OSError, UnicodeDecodeError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             return Diagnosis(False, f"cannot read HAMLET_TLS_CA {ca_file}: {why}", True)
+    if address.startswith("unix:"):
+        # The server's private socket (plaintext, on this host): nothing to verify.
+        if ca_file is not None:
+            return Diagnosis(False, f"{address} is a local socket: it speaks no TLS", True)
+        return Diagnosis(True, f"{address} is the server's local socket")
     try:
         host, port = _split(address)
     except ValueError:

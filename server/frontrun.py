@@ -31,9 +31,23 @@ class FrontError(RuntimeError):
     """The front process could not be started."""
 
 
+#: The longest path of a Unix socket (sun_path holds 108 bytes with its NUL).
+_SOCKET_PATH_MAX = 107
+
+
 def private_socket_dir() -> Path:
-    """A new directory only this user can enter, for the server's private socket."""
-    return Path(tempfile.mkdtemp(prefix="hamlet-"))
+    """A new directory only this user can enter, for the server's private socket: in the
+    temporary directory, or in /tmp when that one's path is too long for a socket."""
+    for parent in (tempfile.gettempdir(), "/tmp"):
+        if len(parent) + len("/hamlet-12345678/server.sock") > _SOCKET_PATH_MAX:
+            continue
+        with contextlib.suppress(OSError):
+            return Path(tempfile.mkdtemp(prefix="hamlet-", dir=parent))
+    raise FrontError(
+        f"no place for the server's private socket: {tempfile.gettempdir()} is too long a "
+        "path for a Unix socket and /tmp cannot be written; set TMPDIR to a short writable "
+        "directory, or HAMLET_FRONT=no"
+    )
 
 
 class FrontProcess:
