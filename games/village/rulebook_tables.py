@@ -117,6 +117,27 @@ def crafts() -> str:
     return _table(header, rows)
 
 
+def _stall(k: int) -> str:
+    """``stall k``, with the player count printed on it when fewer players leave it empty."""
+    first = min(n for n in vd.PLAYER_COUNTS if k <= vd.STALLS_IN_USE[n])
+    return f"stall {k}" + (f" (marked {first})" if first > min(vd.PLAYER_COUNTS) else "")
+
+
+def market() -> str:
+    """D-MKT: the market's stalls (customers that may be served) and queue, by player count."""
+    counts = vd.PLAYER_COUNTS
+    used = {n: ("used",) * vd.STALLS_IN_USE[n] + ("empty",) * vd.STALLS for n in counts}
+    rows: list[list[object]] = [
+        [_stall(k), "may be served", *(used[n][k - 1] for n in counts)]
+        for k in range(1, vd.STALLS + 1)
+    ]
+    rows += [
+        [f"queue {k}", "waits, not served", *("used" for _ in counts)]
+        for k in range(1, vd.QUEUE + 1)
+    ]
+    return _table(("Space", "Role", *(f"{n} players" for n in counts)), rows)
+
+
 def customers() -> str:
     """D-CUST: the 24 customer tiles."""
     rows = [(cid, _demand(goods, grain), pts) for cid, goods, grain, pts in vd.CUSTOMERS]
@@ -185,6 +206,21 @@ def church() -> str:
     return _table(header, rows)
 
 
+def chronicle() -> str:
+    """D-CHRON: the chronicle's categories, who goes there, and the graves."""
+    counts = vd.PLAYER_COUNTS
+    rows: list[list[object]] = []
+    for cat, name in enumerate(vd.CATEGORY_NAMES):
+        places = [vd.LOC_NAMES[loc] for loc in vd.VISIBLE_LOCS if vd.LOC_CATEGORY[loc] == cat]
+        where = ", ".join(f"`{p}`" for p in places)
+        rows.append([name, where, *(vd.CHRONICLE_PER_CATEGORY[n] for n in counts)])
+    rows.append(
+        ["anonymous graves", "anyone whose category is full", *(vd.GRAVES[n] for n in counts)]
+    )
+    header = ("Chronicle category", "For members who die on", *(f"{n} players" for n in counts))
+    return _table(header, rows)
+
+
 def chronicle_score() -> str:
     """D-CHRON-SCORE: end points by own members in the chronicle."""
     top = len(vd.CHRONICLE_SCORE) - 1
@@ -219,11 +255,13 @@ def tables() -> dict[str, str]:
         "costs": costs(),
         "harvest": harvest(),
         "crafts": crafts(),
+        "market": market(),
         "customers": customers(),
         "towns": towns(),
         "paths": paths(),
         "travel-score": travel_score(),
         "council": council(),
         "church": church(),
+        "chronicle": chronicle(),
         "chronicle-score": chronicle_score(),
     }

@@ -73,6 +73,9 @@ def test_village_tables_hold_every_data_item() -> None:
     assert len(tables["paths"].splitlines()) == 2 + len(vd.PATHS)
     assert len(tables["crafts"].splitlines()) == 2 + len(vd.BUILDING_NAMES) + 1  # + the mill
     assert len(tables["seeding"].splitlines()) == 2 + len(vd.SPACE_NAMES) + 1  # + the total
+    assert len(tables["market"].splitlines()) == 2 + vd.STALLS + vd.QUEUE
+    for loc in vd.VISIBLE_LOCS:  # every place a member can die on has its category
+        assert f"`{vd.LOC_NAMES[loc]}`" in tables["chronicle"]
 
 
 def test_a_data_change_makes_the_rulebook_stale(monkeypatch: pytest.MonkeyPatch) -> None:
