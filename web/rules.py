@@ -68,6 +68,25 @@ def _fix_links(tokens: list[Token]) -> list[Token]:
     return out
 
 
+def _slug(text: str) -> str:
+    """A heading's anchor as GitHub makes it, so ``[x](#some-heading)`` works here too:
+    lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+
+
+def _anchor_headings(tokens: list[Token]) -> None:
+    """Give every heading its GitHub anchor (``-1``, ``-2`` ... on repeats)."""
+    seen: dict[str, int] = {}
+    for i, tok in enumerate(tokens):
+        if tok.type != "heading_open" or i + 1 >= len(tokens):
+            continue
+        text = "".join(child.content for child in tokens[i + 1].children or [])
+        slug = _slug(text)
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        tok.attrSet("id", f"{slug}-{count}" if count else slug)
+
+
 def _without_markers(text: str) -> str:
     """The markdown without the generated-table marker lines (HTML comments would be shown
     as text with raw HTML off)."""
@@ -86,6 +105,7 @@ def render(text: str) -> tuple[str, Markup]:
     if lines and lines[0].startswith("# "):
         title, lines = lines[0][2:].strip(), lines[1:]
     tokens = _fix_links(_MD.parse("\n".join(lines)))
+    _anchor_headings(tokens)
     html = _MD.renderer.render(tokens, _MD.options, {})
     return title, Markup(html)  # raw HTML was disabled: the markup is markdown-it's own
 

@@ -31,7 +31,7 @@ def test_the_village_rulebook_page_shows_the_rulebook_and_its_tables(client: Tes
     assert answer.headers["content-security-policy"] == CSP
     html = answer.text
     assert "<title>Village — the rulebook for bot authors · Hamlet</title>" in html
-    assert "<h2>7. The decisions</h2>" in html
+    assert '<h2 id="7-the-decisions">7. The decisions</h2>' in html
     assert '<div class="table-wrap"><table>' in html
     assert "<td>C24</td>\n<td>5 grain</td>\n<td>5</td>" in html  # a generated table's row
     assert "table: customers" not in html and "&lt;!--" not in html  # markers are not shown
@@ -88,3 +88,12 @@ def test_the_index_and_the_leaderboard_link_the_rulebook(site: Site) -> None:
         assert f'<a href="/games/{game}/rules">{game} rulebook</a>' in index
     board = site.client.get("/leaderboards/village").text
     assert '<a href="/games/village/rules" data-test="rulebook-link">' in board
+
+
+def test_headings_get_the_anchors_in_page_links_use() -> None:
+    _title, html = render(
+        '# T\n\n## 7.1 Turn — `kind: "turn"`\n\n## Again\n\n## Again\n\n[up](#again-1)\n'
+    )
+    assert '<h2 id="71-turn--kind-turn">' in html
+    assert '<h2 id="again">' in html and '<h2 id="again-1">' in html
+    assert '<a href="#again-1">up</a>' in html
