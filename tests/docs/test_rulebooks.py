@@ -135,3 +135,27 @@ def test_the_check_command_names_a_stale_rulebook(
         "docs/rules/village.md: rewritten",
     ]
     assert rulebooks.main(["chess"]) == 2
+
+
+def test_the_village_rulebook_names_every_action_type_and_observation_key() -> None:
+    """Each action type with its fields as ``Type{field, ...}``, each decision kind, and each
+    key of ``observation(p)`` (top level and per player), as a bot receives them."""
+    import dataclasses
+
+    import games
+    from games.village.actions import ACTION_TYPES
+    from games.village.state import PHASE_NAMES
+
+    doc = _rulebook("village")
+    for cls in ACTION_TYPES:
+        fields = ", ".join(f.name for f in dataclasses.fields(cls))
+        assert f"`{cls.__name__}{{{fields}}}`" in doc, cls.__name__
+    for kind in PHASE_NAMES:
+        assert f'"{kind}"' in doc, kind
+    obs = games.get("village").new_game(num_players=2, seed=1).observation(0)
+    player = obs["players"][0]
+    assert isinstance(player, dict)
+    decision = obs["decision"]
+    assert isinstance(decision, dict)
+    for key in [*obs, *player, *decision]:
+        assert f"`{key}`" in doc or f"`{key}[i]`" in doc or f'["{key}"]' in doc, key
