@@ -13,7 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from web import account, health, pages, replay
+from web import account, health, pages, replay, rules
 from web.arena import ArenaReader
 from web.security import SecurityHeaders
 from web.templating import page
@@ -69,6 +69,7 @@ def create_app(settings: WebSettings, reader: ArenaReader | None = None) -> Star
         Route("/", pages.index, name="index"),
         *health.ROUTES,
         Route("/leaderboards/{game}", pages.leaderboard, name="leaderboard"),
+        Route("/games/{game}/rules", rules.rulebook, name="rules"),
         Route("/tournaments", pages.tournaments, name="tournaments"),
         Route("/tournaments/{tid}", pages.tournament, name="tournament"),
         Route("/tournaments/{tid}/live.json", pages.tournament_live, name="tournament_live"),

@@ -1,6 +1,6 @@
 """My Village (2-4 players), the dice sequel of Village, played by ``shared/rules/my-village.md``.
 
-Card data (much of it reconstructed, see ``docs/rules/my-village.md``) lives in
+Card data (much of it reconstructed, see ``docs/rules/my-village-coverage.md``) lives in
 :mod:`games.my_village.data`; the decisions are those of the spec's C.18.
 """
 

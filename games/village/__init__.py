@@ -1,7 +1,8 @@
 """Village (Inka & Markus Brand, 2011), base game for 2-4 players.
 
-Rules: ``shared/rules/village.md`` (spec) and the Greek rulebook; coverage in
-``docs/rules/village.md``. Data in :mod:`games.village.data`.
+Rules: ``shared/rules/village.md`` (spec) and the Greek rulebook; the rulebook for bot
+authors is ``docs/rules/village.md``, the rule coverage ``docs/rules/village-coverage.md``.
+Data in :mod:`games.village.data`.
 """
 
 from __future__ import annotations

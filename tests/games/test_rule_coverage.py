@@ -1,5 +1,7 @@
-"""Every rule ID of every registered game's spec has a row in ``docs/rules/<game>.md``
-naming a test, and that test exists, names the ID and asserts something.
+"""Every rule ID of every registered game's spec has a row in its coverage page
+``docs/rules/<doc>-coverage.md`` naming a test, and that test exists, names the ID and
+asserts something. (The rulebooks beside them, ``docs/rules/<doc>.md``, are checked by
+``tests/docs/test_rulebooks.py``.)
 
 The spec lives in ``../shared/rules/`` (beside the repository); when it is absent the
 check of "every spec ID has a row" is skipped with the reason, the rest still runs.
@@ -31,13 +33,13 @@ class RuleSource:
 
 
 SOURCES: dict[str, RuleSource] = {
-    "village": RuleSource("village.md", "village.md", (r"\bV-[A-Z]+-\d+\b", r"\bT-\d+\b")),
+    "village": RuleSource("village.md", "village-coverage.md", (r"\bV-[A-Z]+-\d+\b", r"\bT-\d+\b")),
     "my_village": RuleSource(
-        "my-village.md", "my-village.md", (r"\bMV-[A-Z]+-\d+\b", r"\bEX-\d+\b")
+        "my-village.md", "my-village-coverage.md", (r"\bMV-[A-Z]+-\d+\b", r"\bEX-\d+\b")
     ),
     "farmaria": RuleSource(
         "farmaria.md",
-        "farmaria.md",
+        "farmaria-coverage.md",
         (r"\bFM-[A-Z0-9]+-[A-Z]?\d+\b", r"\bT-\d+\b"),
         exclude=r"^FM-AMB-",
     ),
