@@ -169,6 +169,22 @@ def test_rulebook_names_every_observation_key_and_action_type() -> None:
             assert f"`{field.name}`" in doc, f"{action.__name__}.{field.name}"
 
 
+def _slug(heading: str) -> str:
+    """The anchor a markdown renderer (GitHub style) gives a heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_rulebook_links_reach_its_headings_and_the_coverage_page() -> None:
+    doc = DOC.read_text(encoding="utf-8")
+    slugs = [_slug(h) for h in re.findall(r"(?m)^#+ (.+)$", doc)]
+    assert len(slugs) == len(set(slugs)), "headings must have distinct anchors"
+    links = re.findall(r"\]\(#([\w-]+)\)", doc)
+    assert links
+    assert sorted(set(links) - set(slugs)) == []
+    assert "](my-village-coverage.md)" in doc
+
+
 def _rule_id_sources() -> list[Path]:
     """The coverage page (after the split) and the spec beside the repository, if there."""
     candidates = [
