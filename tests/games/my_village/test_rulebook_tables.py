@@ -10,12 +10,14 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 import games
+from games.core import action_to_dict
 from games.my_village import data, rulebook_tables
 from games.my_village.actions import ACTION_TYPES
 from games.my_village.rounds import Phase
@@ -167,6 +169,21 @@ def test_rulebook_names_every_observation_key_and_action_type() -> None:
         assert f"`{action.__name__}`" in doc, action.__name__
         for field in dataclasses.fields(action):  # type: ignore[arg-type]
             assert f"`{field.name}`" in doc, f"{action.__name__}.{field.name}"
+
+
+def test_rulebook_action_examples_are_real_actions() -> None:
+    doc = DOC.read_text(encoding="utf-8")
+    spec = games.get("my_village")
+    examples = [
+        line
+        for block in re.findall(r"(?s)```json\n(.*?)```", doc)
+        for line in block.splitlines()
+        if line.strip()
+    ]
+    assert examples
+    for line in examples:
+        example = json.loads(line)
+        assert action_to_dict(spec.action_from_dict(example)) == example, line
 
 
 def _slug(heading: str) -> str:
