@@ -7,13 +7,17 @@ document must give it back unchanged, so the rulebook cannot drift from ``data.p
 
 from __future__ import annotations
 
+import dataclasses
+import random
 import re
 from pathlib import Path
 
 import pytest
 
+from games.farmaria import SPEC as FARMARIA
 from games.farmaria import data as d
 from games.farmaria import rulebook_tables
+from games.farmaria.actions import ACTION_TYPES, CharacterName
 from games.farmaria.farm import interest
 from games.farmaria.rulebook_tables import tables
 from games.farmaria.state import DECISION_NAMES, FarmariaState
@@ -126,6 +130,51 @@ def test_the_rulebook_names_every_decision_kind() -> None:
     doc = DOC.read_text(encoding="utf-8")
     for kind in DECISION_NAMES:
         assert f"`{kind}`" in doc, kind
+
+
+def test_the_rulebook_writes_every_action_type_with_its_fields() -> None:
+    """Each action a bot can be offered, as ``Type(field, ...)`` in the fields' order (or the
+    bare name for one without fields), so the page matches ``legal[i]``."""
+    doc = DOC.read_text(encoding="utf-8")
+    for cls in ACTION_TYPES:
+        assert dataclasses.is_dataclass(cls)
+        fields = [f.name for f in dataclasses.fields(cls)]
+        written = f"`{cls.__name__}(" + ", ".join(fields) if fields else f"`{cls.__name__}`"
+        assert written in doc, written
+
+
+def _observed_keys(chars: tuple[str, ...], seed: int) -> dict[str, set[str]]:
+    """The keys seen in a random game: top level, per player, per decision."""
+    s = FARMARIA.new_variant(len(chars), seed, characters=tuple(CharacterName(c) for c in chars))
+    rng = random.Random(seed)
+    seen: dict[str, set[str]] = {"top": set(), "player": set(), "decision": set()}
+    while not s.is_over():
+        actor = s.to_move()
+        assert actor is not None
+        obs = s.observation(actor)
+        seen["top"] |= set(obs)
+        players = obs["players"]
+        decision = obs["decision"]
+        assert isinstance(players, list) and isinstance(decision, dict)
+        for info in players:
+            assert isinstance(info, dict)
+            seen["player"] |= set(info)
+        seen["decision"] |= set(decision)
+        s.apply(rng.choice(s.legal_actions()))
+    return seen
+
+
+def test_the_rulebook_names_every_observation_key() -> None:
+    """The observation keys a bot meets (top level, each player's, the decision's) are all
+    explained on the page."""
+    doc = DOC.read_text(encoding="utf-8")
+    seen = _observed_keys(("tasos", "babis", "alexandros", "giannos"), 3)
+    for part, keys in _observed_keys(("nikos", "ioanna", "irini"), 5).items():
+        seen[part] |= keys
+    assert "foresight" in seen["top"] and "drawn" in seen["decision"]
+    for part, keys in seen.items():
+        missing = sorted(k for k in keys if f"`{k}`" not in doc)
+        assert missing == [], part
 
 
 def test_the_rulebook_links_the_coverage_page() -> None:
