@@ -190,3 +190,18 @@ def test_the_rulebook_names_every_rule_id_of_the_spec() -> None:
     doc = DOC.read_text(encoding="utf-8")
     named = set(re.findall(r"\bFM-[A-Z0-9]+-[A-Z]?\d+\b|\bT-\d+\b", doc))
     assert sorted(ids - named) == []
+
+
+def test_every_link_inside_the_page_has_its_heading() -> None:
+    """``[...](#anchor)`` links point at a heading (anchors as GitHub makes them: lower
+    case, punctuation dropped, spaces to hyphens, ``-1``, ``-2`` for repeated headings)."""
+    doc = DOC.read_text(encoding="utf-8")
+    anchors: set[str] = set()
+    seen: dict[str, int] = {}
+    for m in re.finditer(r"^#+ (.+)$", doc, flags=re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", m[1].strip().lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        anchors.add(slug if n == 0 else f"{slug}-{n}")
+    links = set(re.findall(r"\]\(#([^)]+)\)", doc))
+    assert links and sorted(links - anchors) == []
