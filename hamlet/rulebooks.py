@@ -24,8 +24,10 @@ from pathlib import Path
 
 Tables = Callable[[], dict[str, str]]
 
-#: The checkout the rulebooks live in (``docs/`` is not installed with the packages).
+#: The checkout the rulebooks live in.
 ROOT = Path(__file__).resolve().parents[1]
+#: Where an installed copy keeps them (pyproject.toml's data-files: the image has no checkout).
+INSTALLED = Path(sys.prefix) / "share" / "hamlet" / "rules"
 
 #: The opening marker (spaces and the parenthesised note are read leniently).
 OPEN = re.compile(r"^<!--\s*table:\s*(?P<name>[\w-]+)(?:\s*\([^)]*\))?\s*-->\s*$")
@@ -56,8 +58,12 @@ GAMES: dict[str, tuple[str, Tables]] = {
 
 
 def doc_path(game: str) -> Path:
-    """Where ``game``'s rulebook is in the checkout (KeyError for a game without one)."""
-    return ROOT / GAMES[game][0]
+    """Where ``game``'s rulebook is: in the checkout, else where an installed copy keeps it
+    (KeyError for a game without one)."""
+    checkout = ROOT / GAMES[game][0]
+    if checkout.exists():
+        return checkout
+    return INSTALLED / Path(GAMES[game][0]).name
 
 
 def block_names(doc_text: str) -> list[str]:

@@ -9,7 +9,7 @@ can change the outcome:
   the amount due (its tax under Tax, plus its upkeep): demolishing first saves that charge.
 
 Elsewhere it would change nothing the owner could not do in 3a, or nothing at all (see
-``docs/rules/farmaria.md``). The demolition's relocation decisions return to the decision
+``docs/rules/farmaria-coverage.md``). The demolition's relocation decisions return to the decision
 kind it interrupted (``s.reloc_to``); the relocating player is ``s.actor`` throughout.
 """
 

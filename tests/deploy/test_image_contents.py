@@ -161,6 +161,9 @@ def test_hamlet_server_worker_check_and_web_start_from_the_image(
         assert status == 200 and "<html" in html.lower()
         assert page("/static/style.css")[0] == 200
         assert page("/healthz")[0] == 200  # the server answers
+        # The rulebooks come with the installed copy (no checkout in the image).
+        status, rules = page("/games/village/rules")
+        assert status == 200 and "<table" in rules, rules[:500]
         print(f"\nimage contents: server, worker --check-sandbox (exit {check.returncode}), web")
         print(check.stdout.strip().splitlines()[-1])
     finally:

@@ -140,7 +140,7 @@ def _all_pages(hamlet: Hamlet) -> list[str]:
         mid = matches.matches[0].match_id
         pages += [
             f"/leaderboards/{game}", f"/tournaments/{tid}", f"/matches/{mid}",
-            f"/matches/{mid}/replay", f"/bots/first?game={game}",
+            f"/matches/{mid}/replay", f"/bots/first?game={game}", f"/games/{game}/rules",
         ]  # fmt: skip
     return pages
 
