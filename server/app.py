@@ -499,4 +499,5 @@ def _build(
             hamlet.stop(grace=0)
             raise
         hamlet.front = front
+        metrics.watch_front(front.refused)
     return hamlet, port

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ctypes
+import json
 import os
 import signal
 import threading
@@ -57,6 +58,9 @@ WHOAMI = f"/{policy.ARENA}/WhoAmI"
 _PR_SET_PDEATHSIG = 1
 #: How much lower the front's CPU priority is than the server's (see main).
 NICE = 5
+#: Why the front refused a call itself: an authentication cool-down, no token where one is
+#: needed, a request too large before authentication.
+REASONS = ("auth", "token", "size")
 #: Metadata the front does not pass on: transport headers, and the peer it names itself.
 _DROPPED = frozenset({PEER_KEY, "user-agent", "te", "content-type", "grpc-accept-encoding"})
 
@@ -84,6 +88,22 @@ class Forwarder(grpc.GenericRpcHandler):  # type: ignore[misc,type-arg]
         ]
         self.channel = grpc.insecure_channel(config.backend, options=options)
         self.cooldowns = CoolDowns()
+        #: Calls refused here, by reason (see REASONS); read by the server's metrics.
+        self.refused = dict.fromkeys(REASONS, 0)
+        self._lock = threading.Lock()
+
+    def count(self, reason: str) -> None:
+        """Count one call refused here."""
+        with self._lock:
+            self.refused[reason] += 1
+
+    def write_stats(self, path: Path) -> None:
+        """Write the counts to ``path`` (whole or not at all) for the server to read."""
+        with self._lock:
+            text = json.dumps({"refused": self.refused})
+        partial = path.with_suffix(".partial")
+        partial.write_text(text)
+        partial.rename(path)
 
     def service(self, details: grpc.HandlerCallDetails) -> _Handler | None:
         method = details.method
@@ -118,6 +138,7 @@ class Forwarder(grpc.GenericRpcHandler):  # type: ignore[misc,type-arg]
             code, message = grpc.StatusCode.PERMISSION_DENIED, str(exc)
 
         def refuse(requests: Any, context: grpc.ServicerContext) -> Iterator[bytes]:
+            self.count("token")
             context.abort(code, message)
             yield b""  # pragma: no cover - abort raises
 
@@ -141,6 +162,7 @@ class Forwarder(grpc.GenericRpcHandler):  # type: ignore[misc,type-arg]
             refused = self.cooldowns.refusal(host, token)
             if refused is not None:
                 message, seconds = refused
+                self.count("auth")
                 context.set_trailing_metadata(((COOLDOWN_KEY, seconds),))
                 context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, message)
         if large_ok:
@@ -164,9 +186,11 @@ class Forwarder(grpc.GenericRpcHandler):  # type: ignore[misc,type-arg]
             yield from call
         except grpc.RpcError as exc:
             if too_large:
+                self.count("size")
                 context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, too_large[0].message())
             self._refused(exc, host, token, context)
         if too_large:
+            self.count("size")
             context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, too_large[0].message())
         self.cooldowns.learn(host, token, ACCEPTED)
         trailing = cast(Metadata, tuple(call.trailing_metadata() or ()))
@@ -210,11 +234,12 @@ def _timeout(context: grpc.ServicerContext) -> float | None:
     return max(left, 0.001)
 
 
-def serve(config: FrontConfig) -> tuple[grpc.Server, int]:
-    """Start the front; returns the server and the port it listens on."""
+def serve(config: FrontConfig) -> tuple[grpc.Server, int, Forwarder]:
+    """Start the front; returns the server, the port it listens on and its forwarder."""
+    forwarder = Forwarder(config)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=config.max_workers, thread_name_prefix="front"),
-        handlers=[Forwarder(config)],
+        handlers=[forwarder],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
@@ -232,7 +257,7 @@ def serve(config: FrontConfig) -> tuple[grpc.Server, int]:
     if port == 0:
         raise OSError(f"the front cannot listen on {config.listen}")
     server.start()
-    return server, port
+    return server, port, forwarder
 
 
 def _die_with_parent() -> None:
@@ -270,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
     )
-    server, port = serve(config)
+    server, port, forwarder = serve(config)
+    stats = args.port_file.with_name("front.stats")
     partial = args.port_file.with_suffix(".partial")
     partial.write_text(str(port))
     partial.rename(args.port_file)  # whole or absent: the parent never reads half a number
@@ -280,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     while not stop.wait(1.0):
         if os.getppid() != parent:  # the server died without stopping us
             break
+        forwarder.write_stats(stats)
     server.stop(2.0).wait()
     return 0
 

@@ -10,6 +10,7 @@ and stops by itself if the server dies (it watches its parent).
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import shutil
 import subprocess
@@ -129,6 +130,15 @@ class FrontProcess:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+    def refused(self) -> dict[str, int]:
+        """The front's own refusals by reason, as it last wrote them (about once a second;
+        counted from the front's last start)."""
+        try:
+            data = json.loads((self.workdir / "front.stats").read_text())
+            return {str(k): int(v) for k, v in data["refused"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return {}
 
     def stop(self) -> None:
         """Stop the front (its open calls end) and remove the private directory."""

@@ -21,7 +21,7 @@ from prometheus_client import (
     Histogram,
     start_http_server,
 )
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 log = logging.getLogger(__name__)
@@ -34,6 +34,31 @@ REQUEUE_REASONS = ("void", "lease", "timeout", "broker")
 WORKER_SEEN_WINDOW_SECONDS = 300.0
 #: At most this many worker ids are remembered (worker ids come from the network).
 MAX_REMEMBERED_WORKERS = 10_000
+
+
+class _FrontRefusals(Collector):
+    """``hamlet_front_refused_total{reason}``: the front process's own refusals (server.front),
+    read from the file it writes at every scrape."""
+
+    NAME = "hamlet_front_refused"
+    HELP = (
+        "Calls the front process refused itself, by reason (auth: an authentication "
+        "cool-down; token: no token where one is needed; size: over 64 KiB before "
+        "authentication)."
+    )
+
+    def __init__(self) -> None:
+        self.counts: Callable[[], Mapping[str, int]] | None = None
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        family = CounterMetricFamily(self.NAME, self.HELP, labels=["reason"])
+        if self.counts is not None:
+            for reason, n in sorted(self.counts().items()):
+                family.add_metric([reason], float(n))
+        yield family
+
+    def describe(self) -> Iterator[CounterMetricFamily]:
+        yield CounterMetricFamily(self.NAME, self.HELP, labels=["reason"])
 
 
 class _TournamentStates(Collector):
@@ -170,6 +195,8 @@ class ServerMetrics:
 
         self.tournaments = _TournamentStates()
         r.register(self.tournaments)
+        self.front = _FrontRefusals()
+        r.register(self.front)
         self.rating_fit_seconds = Histogram(
             "hamlet_server_rating_fit_seconds",
             "Time to fit a game's leaderboard (the rating fit and its intervals), by game.",
@@ -231,6 +258,10 @@ class ServerMetrics:
     def watch_queue(self, depth: Callable[[], int | None]) -> None:
         """Read the queue depth from ``depth`` at every scrape."""
         self.queue_depth.set_function(lambda: _nan_if_none(depth()))
+
+    def watch_front(self, counts: Callable[[], Mapping[str, int]]) -> None:
+        """Read the front process's refusals from ``counts`` at every scrape."""
+        self.front.counts = counts
 
     def watch_tournaments(self, counts: Callable[[], Mapping[str, int]]) -> None:
         """Read the tournaments per state from ``counts`` at every scrape."""

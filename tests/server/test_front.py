@@ -173,8 +173,20 @@ def test_a_cool_down_is_kept_by_the_front(fronted: tuple[HamletServer, int]) -> 
     assert hints and all(h.startswith("address ") for h in hints)
     # The server refused the first attempt past the limit; the front answered the rest.
     assert auth_refusals(server) == 1
+    # The front's own refusals are the server's metric (the front writes them each second).
+    deadline = time.monotonic() + scaled(30)
+    while _front_refused(server, "auth") < 29:
+        assert time.monotonic() < deadline, _front_refused(server, "auth")
+        time.sleep(0.1)
     # The admin's real token, accepted before, is not caught by its address's cool-down.
     assert good.WhoAmI(arena_pb2.WhoAmIRequest()).user.name == "admin"
+
+
+def _front_refused(server: HamletServer, reason: str) -> float:
+    value = server.metrics.registry.get_sample_value(
+        "hamlet_front_refused_total", {"reason": reason}
+    )
+    return value or 0.0
 
 
 def _auth():  # type: ignore[no-untyped-def]
