@@ -290,3 +290,34 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return "X"
+
+
+def test_a_cancelled_stream_frees_its_place_on_the_server(tmp_path: Path, toy: str) -> None:
+    """A watcher that goes away through the front ends its stream on the server too: one
+    client opening and closing more streams than its share is never refused."""
+    from tests.server import fakeworker
+    from tests.server.conftest import serving
+
+    with serving(tmp_path, front=True) as run:
+        fakeworker.announce(run.worker_channel, ["toy"])
+        tid = run.arena.CreateTournament(
+            arena_pb2.CreateTournamentRequest(
+                game="toy", bots=["alpha", "beta"], players_per_table=2, start=True
+            )
+        ).tournament_id
+        share = run.server.settings.max_streams_per_client
+        anonymous = run.connect(None)
+        for _ in range(2 * share + 1):
+            deadline = time.monotonic() + scaled(30)
+            while True:  # the previous cancel reaches the server a moment after the client's
+                stream = anonymous.WatchTournament(
+                    arena_pb2.WatchTournamentRequest(tournament_id=tid), timeout=scaled(30)
+                )
+                try:
+                    assert next(stream).tournament.tournament_id == tid
+                    break
+                except grpc.RpcError as exc:
+                    assert exc.code() is grpc.StatusCode.RESOURCE_EXHAUSTED, exc
+                    assert time.monotonic() < deadline, "a cancelled stream kept its place"
+                    time.sleep(0.1)
+            stream.cancel()
