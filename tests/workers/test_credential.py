@@ -116,26 +116,30 @@ def shutdown_count() -> float:
 
 def test_a_worker_without_a_token_refuses_to_start_with_status_2(tmp_path: Path) -> None:
     """The refusal in Celery's start-up hook (which Celery's worker_main used to turn into 0)."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("HAMLET_WORKER_TOKEN", "HAMLET_WORKER_TOKEN_FILE")
-    }
-    env.update(
+    refused = _refused_start(
+        tmp_path,
+        HAMLET_WORKER_TOKEN="",
         HAMLET_REDIS_URL="redis://127.0.0.1:1/0",
         HAMLET_WORKER_METRICS_PORT="-1",
-        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"),
     )
+    assert "no worker token" in refused
+
+
+def _refused_start(tmp_path: Path, **env: str) -> str:
+    """Start a worker with ``env`` over this one's; it must refuse to start (status 2). Its
+    output."""
+    whole = {k: v for k, v in os.environ.items() if k != "HAMLET_WORKER_TOKEN_FILE"}
+    whole.update(env, PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"))
     done = subprocess.run(
         [sys.executable, "-m", "workers", "worker"],
-        env=env,
+        env=whole,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     assert done.returncode == shutdown.EXIT_REFUSED_TO_START, done.stderr[-3000:]
-    assert "no worker token" in done.stdout + done.stderr
+    return done.stdout + done.stderr
 
 
 def test_a_worker_whose_metrics_port_is_taken_refuses_to_start(tmp_path: Path) -> None:
@@ -145,23 +149,13 @@ def test_a_worker_whose_metrics_port_is_taken_refuses_to_start(tmp_path: Path) -
 
     from tests.integration.stack import running_redis
 
-    env = {k: v for k, v in os.environ.items() if k != "HAMLET_WORKER_TOKEN_FILE"}
     with running_redis(tmp_path) as redis, socket.socket() as taken:
         taken.bind(("0.0.0.0", 0))
         taken.listen()
-        env.update(
+        refused = _refused_start(
+            tmp_path,
             HAMLET_WORKER_TOKEN="hmw_0123456789ab_" + "s" * 43,
             HAMLET_REDIS_URL=f"redis://127.0.0.1:{redis.port}/0",
             HAMLET_WORKER_METRICS_PORT=str(taken.getsockname()[1]),
-            PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"),
         )
-        done = subprocess.run(
-            [sys.executable, "-m", "workers", "worker"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    assert done.returncode == shutdown.EXIT_REFUSED_TO_START, done.stderr[-3000:]
-    assert "cannot serve metrics on port" in done.stdout + done.stderr
+    assert "cannot serve metrics on port" in refused
