@@ -44,6 +44,7 @@ from server.auth import policy, size
 from server.auth.identity import ANONYMOUS
 from server.auth.ratelimit import client_host
 from server.frontstate import ACCEPTED, CoolDowns, Outcome, token_of
+from server.metrics import FRONT_REASONS
 from server.peers import COOLDOWN_KEY, PEER_KEY
 from server.services.errors import PermissionDeniedError, UnauthenticatedError
 
@@ -60,7 +61,7 @@ _PR_SET_PDEATHSIG = 1
 NICE = 5
 #: Why the front refused a call itself: an authentication cool-down, no token where one is
 #: needed, a request too large before authentication.
-REASONS = ("auth", "token", "size")
+REASONS = FRONT_REASONS
 #: Metadata the front does not pass on: transport headers, and the peer it names itself.
 _DROPPED = frozenset({PEER_KEY, "user-agent", "te", "content-type", "grpc-accept-encoding"})
 

@@ -26,6 +26,9 @@ from prometheus_client.registry import Collector
 
 log = logging.getLogger(__name__)
 
+#: Why the front process refused a call itself (server.front.REASONS).
+FRONT_REASONS = ("auth", "token", "size")
+
 #: Outcomes of a recorded match.
 OUTCOMES = ("completed", "forfeit", "failed")
 #: Why a match went back to the queue.
@@ -52,9 +55,9 @@ class _FrontRefusals(Collector):
 
     def collect(self) -> Iterator[CounterMetricFamily]:
         family = CounterMetricFamily(self.NAME, self.HELP, labels=["reason"])
-        if self.counts is not None:
-            for reason, n in sorted(self.counts().items()):
-                family.add_metric([reason], float(n))
+        counts = self.counts() if self.counts is not None else {}
+        for reason in FRONT_REASONS:  # from 0, with or without a front (a rate needs a start)
+            family.add_metric([reason], float(counts.get(reason, 0)))
         yield family
 
     def describe(self) -> Iterator[CounterMetricFamily]:

@@ -91,10 +91,6 @@ def test_calls_streams_and_refusals_pass_through_unchanged(
         list(admin.WatchTournament(arena_pb2.WatchTournamentRequest(tournament_id="tnope")))
     assert missing.value.code() is grpc.StatusCode.NOT_FOUND
     assert "tnope" in (missing.value.details() or "")
-    # The caller's deadline travels with the call.
-    with pytest.raises(grpc.RpcError) as late:
-        admin.ListGames(arena_pb2.ListGamesRequest(), timeout=1e-6)
-    assert late.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
 
 
 def test_anonymous_calls_that_need_a_token_never_reach_the_server(

@@ -92,3 +92,19 @@ def test_memory_is_bounded() -> None:
         )
     assert len(state._accepted) == MAX_TOKENS
     assert len(state._until) <= 50_000
+
+
+def test_the_callers_deadline_travels_with_the_forwarded_call() -> None:
+    from server.front import _timeout
+
+    class Context:
+        def __init__(self, left: float | None) -> None:
+            self.left = left
+
+        def time_remaining(self) -> float | None:
+            return self.left
+
+    assert _timeout(Context(2.5)) == 2.5  # type: ignore[arg-type]
+    assert _timeout(Context(0.0)) == 0.001  # type: ignore[arg-type]  # already late: fail fast
+    assert _timeout(Context(None)) is None  # type: ignore[arg-type]
+    assert _timeout(Context(3e9)) is None  # type: ignore[arg-type]  # gRPC's "no deadline"
