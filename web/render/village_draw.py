@@ -8,7 +8,7 @@ from markupsafe import Markup
 
 from games.village import data as vd
 from web.render.common import num
-from web.render.svg import Svg, player_colour
+from web.render.svg import Svg, player_colour, player_shape
 
 #: Influence cubes and plague: fill, the letter drawn on it (the second cue), its ink.
 CUBES = {
@@ -57,15 +57,21 @@ def token(
     svg: Svg, seat: int, generation: int, x: float, y: float, tip: str, r: float = 10
 ) -> None:
     """A family member: the seat's shape in its colour with the generation on it."""
-    svg.marker(seat, x, y, r, tip)
+    # A triangle's middle is narrow: it is drawn larger and its number sits lower.
+    wide = player_shape(seat) == "triangle"
+    svg.marker(seat, x, y + (2 if wide else 0), r * 1.2 if wide else r, tip)
     ink = TOKEN_INK[seat % len(TOKEN_INK)]
+    halo = "#000" if ink == "#fff" else "#fff"
     svg.text(
         x,
-        y + 4.5,
+        y + (6.5 if wide else 4.5),
         str(generation),
         font_size="12",
         font_weight="bold",
         fill=ink,
+        stroke=halo,
+        stroke_width="2",
+        paint_order="stroke",
         text_anchor="middle",
         pointer_events="none",
     )
@@ -126,12 +132,13 @@ def cube_count(svg: Svg, colour: str, count: int, x: float, y: float, where: str
     return x + 21 + 9 * len(str(count)) + 8
 
 
-def coin(svg: Svg, x: float, y: float, count: int, tip: str) -> float:
-    """A coin with the count beside it; returns the x after it."""
+def coin(svg: Svg, x: float, y: float, count: int, tip: str, label: str = "") -> float:
+    """A coin with ``label`` and the count beside it; returns the x after it."""
     svg.el("circle", tip, cx=fmt(x + 9), cy=fmt(y + 9), r="9", fill="#F0C419", stroke="#7a5c00")
     svg.text(x + 9, y + 13.5, "c", font_size="12", text_anchor="middle", pointer_events="none")
-    svg.text(x + 21, y + 14, str(count), font_size="13")
-    return x + 21 + 9 * len(str(count)) + 8
+    text = f"{label}{count}"
+    svg.text(x + 21, y + 14, text, font_size="13")
+    return x + 21 + 8 * len(text) + 8
 
 
 def sack(svg: Svg, x: float, y: float, full: bool, tip: str) -> None:

@@ -251,7 +251,9 @@ def panel(svg: Svg, state: dict[str, object], seat: int, p: dict[str, object], y
     # The farmyard: its members and its grain (at most GRAIN_CAPACITY sacks).
     box(svg, 8, y + 30, 250, PANEL_H - 42, f"seat {seat}'s farmyard")
     svg.text(16, y + 46, "Farmyard", font_size="13", font_weight="bold")
-    tokens(svg, at([p], "farmyard"), 24, y + 62, 9, "farmyard", 24)
+    members = as_dict(p.get("members"))
+    home = [(seat, g) for g in generations(members.get("farmyard"))]
+    tokens(svg, home, 24, y + 62, 9, "farmyard", 24)
     grain = num(p.get("grain"))
     note(svg, 16, y + 113, f"grain {grain}")
     for k in range(vd.GRAIN_CAPACITY):
@@ -261,8 +263,7 @@ def panel(svg: Svg, state: dict[str, object], seat: int, p: dict[str, object], y
     cubes = as_dict(p.get("cubes"))
     for colour in INFLUENCE:
         cx = cube_count(svg, colour, num(cubes.get(colour)), cx, y + 32, f"held by seat {seat}")
-    coin(svg, cx, y + 32, num(p.get("coins")), f"seat {seat}'s coins")
-    svg.text(cx + 40, y + 46, f"coins {num(p.get('coins'))}", font_size="12")
+    coin(svg, cx, y + 32, num(p.get("coins")), f"seat {seat}'s coins", "coins ")
     goods = as_dict(p.get("goods"))
     svg.text(270, y + 72, " · ".join(f"{g} {num(goods.get(g))}" for g in GOODS), font_size="13")
     served = [str(t) for t in as_list(p.get("customers"))]
@@ -284,7 +285,7 @@ def panel(svg: Svg, state: dict[str, object], seat: int, p: dict[str, object], y
         note(svg, 322 + 7 * 50, y + 98, f"+{len(served) - 7}")
     towns = [str(t) for t in as_list(p.get("towns"))]
     note(svg, 270, y + 122, "towns marked: " + (", ".join(towns) if towns else "none"))
-    _elsewhere(svg, seat, as_dict(p.get("members")), 660, y)
+    _elsewhere(svg, seat, members, 660, y)
 
 
 def _tile_points(tile: str) -> tuple[str, int]:

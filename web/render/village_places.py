@@ -94,7 +94,7 @@ def council(svg: Svg, players: list[dict[str, object]], nsp: int | None, y: floa
         x, top = 4 + s * (PLACE_W + 4), y + 20
         points = vd.COUNCIL_POINTS[s]
         box(svg, x, top, PLACE_W, PLACE_H, f"council stage {s + 1}: {points} prestige each")
-        _head(svg, x, top, f"Stage {s + 1}", f"{points}★ each")
+        _head(svg, x, top, f"Stage {s + 1}", f"{points}★")
         note(svg, x + 8, top + 31, PRIVILEGE[s])
         tokens(svg, at(players, f"council:{s + 1}"), x + 16, top + 50, 5, f"council {s + 1}")
 
@@ -116,7 +116,7 @@ def church(svg: Svg, players: list[dict[str, object]], y: float) -> None:
             f"church window {w}: {points} prestige each",
             fill="#f3eefa",
         )
-        _head(svg, x, top, f"Window {w}", f"{points}★ each")
+        _head(svg, x, top, f"Window {w}", f"{points}★")
         note(svg, x + 8, top + 31, cost)
         tokens(svg, at(players, f"church:{w}"), x + 16, top + 50, 5, f"church window {w}")
 
@@ -179,8 +179,9 @@ def travel_map(svg: Svg, players: list[dict[str, object]], x0: float, y: float) 
         for k, seat in enumerate(marked):
             svg.marker(seat, bx + 10 + k * 16, by + 27, 5, f"seat {seat} marked {name}")
         tokens(svg, at(players, f"town:{name}"), bx + 12, by + 50, 4, f"town {name}", 20, 9)
-    note(svg, x0 + 8, top + 3 * GROUP_H - 46, "Every path: 2 time, 1 wagon, 2 cubes")
-    note(svg, x0 + 8, top + 3 * GROUP_H - 30, "of its colour. Small shapes: towns marked.")
+    note(svg, x0 + 8, top + 3 * GROUP_H - 58, "Every path: 2 time, 1 wagon, 2 cubes")
+    note(svg, x0 + 8, top + 3 * GROUP_H - 42, "of its colour. Small shapes: towns marked.")
+    note(svg, x0 + 8, top + 3 * GROUP_H - 26, "★: prestige (per member on a track).")
 
 
 def places(svg: Svg, state: dict[str, object], players: list[dict[str, object]], y: float) -> None:
