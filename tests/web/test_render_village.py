@@ -124,6 +124,9 @@ def test_time_prestige_and_the_end_are_drawn() -> None:
     assert "83 spent · lap 6 · deaths due 0" in words  # time 83 on a 14-space lap
     assert "End triggered by seat 0; no last turn left" in words
     assert "time marker: 83 spent" in tips(root)
+    assert "Village · round 16 · seat 1 started the round · game over" in words
+    assert not any(w.endswith("to move") for w in words)  # nobody moves once it is over
+    assert "seat 1 to move" in texts(board("3p", "middle"))
 
 
 def test_only_the_open_decision_stays_text() -> None:

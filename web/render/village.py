@@ -77,10 +77,13 @@ def draw(state: dict[str, object]) -> Frame:
     n = len(players)
     svg = VillageSvg(WIDTH, PANELS_Y + PANEL_H * n + 4, "Village board")
     start = num(state.get("starting_player"))
+    # Once the game is over nobody is to move, though the state still names a last active seat.
+    over = as_dict(state.get("decision")).get("kind") == "over"
+    line = f"Village · round {num(state.get('round'))} · seat {start} started the round"
     header(
         svg,
-        f"Village · round {num(state.get('round'))} · seat {start} started the round",
-        opt_seat(state.get("active")),
+        line + (" · game over" if over else ""),
+        None if over else opt_seat(state.get("active")),
     )
     action_spaces(svg, as_dict(state.get("board")), SPACES_Y)
     places(svg, state, players, PLACES_Y)
