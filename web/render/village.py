@@ -18,20 +18,17 @@ from __future__ import annotations
 
 from web.render import Frame, register
 from web.render.common import as_dict, as_list, header, num, opt_seat
-from web.render.village_draw import VillageSvg
+from web.render.village_draw import WIDTH, VillageSvg
+from web.render.village_panel import END_H, PANEL_H, ending, panel
 from web.render.village_parts import (
-    END_H,
     MARKET_H,
-    PANEL_H,
     TABLES_H,
     bags,
     chronicle,
-    ending,
     market,
-    panel,
     supply,
 )
-from web.render.village_places import GROUP_H, SPACE_H, WIDTH, action_spaces, places
+from web.render.village_places import GROUP_H, SPACE_H, action_spaces, places
 
 DRAWN = frozenset(
     {

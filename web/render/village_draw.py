@@ -8,7 +8,7 @@ from markupsafe import Markup
 
 from games.village import data as vd
 from web.render.common import num
-from web.render.svg import Svg, player_colour, player_shape
+from web.render.svg import Svg, player_shape
 
 #: Influence cubes and plague: fill, the letter drawn on it (the second cue), its ink.
 CUBES = {
@@ -21,6 +21,7 @@ CUBES = {
 #: The ink of a generation number on a seat's token (contrast with its colour).
 TOKEN_INK = ("#fff", "#fff", "#fff", "#000", "#000", "#000")
 GOODS = vd.GOOD_NAMES
+WIDTH = 960  # the board's width: at 1:1 it fits the site's 1100 px column
 PANEL_FILL, PANEL_STROKE = "#fbf6e9", "#8a7a50"
 
 
@@ -192,8 +193,3 @@ def customer(svg: Svg, tile: object, x: float, y: float, w: float, h: float, whe
     svg.text(x + w - 5, y + 15, f"{prestige}★", font_size="12", text_anchor="end", fill="#7a4b00")
     for i, line in enumerate(lines):
         svg.text(x + 5, y + 31 + i * 14, line, font_size="12")
-
-
-def colour_of(seat: int) -> str:
-    """The seat's colour (re-exported for the place modules)."""
-    return player_colour(seat)

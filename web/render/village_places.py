@@ -9,6 +9,7 @@ from web.render.common import as_dict, as_list, num, opt_seat
 from web.render.svg import Svg
 from web.render.village_draw import (
     GOODS,
+    WIDTH,
     at,
     box,
     cube,
@@ -18,7 +19,6 @@ from web.render.village_draw import (
     tokens,
 )
 
-WIDTH = 960
 SPACE_W, SPACE_H = 114, 84
 PLACE_W, PLACE_H, GROUP_H = 134, 88, 112
 MAP_X, MAP_W = 564, 392
