@@ -1,79 +1,96 @@
-"""Village: the seven action spaces with their cubes, the market stalls and a panel per seat
-(prestige, time, coins, grain, cubes, goods). Members, chronicles, customers and the end
-trigger are listed as text beside the board."""
+"""Village: the board drawn from the public state.
+
+On top the round, the starting player and the seat to move; then the seven action spaces
+with their cubes and the well; the crafts buildings, the council and church tracks and the
+travel map, each with the family members standing there as tokens (the seat's colour and
+shape with the generation on it); the market's stalls, queue and pile with the customer tiles
+face up; the chronicle, the graves, the black bag with its monks and members, the green bag
+and the supply; whether the end is triggered; and a panel per family with its prestige, time
+track, farmyard (members and grain), cubes, coins, goods, customers served, towns marked, the
+unborn and the dead. Printed facts (building goods, stage and window points, town rewards,
+path costs, customer demands) come from ``games.village.data``.
+
+What stays text beside the board is ``decision``: the question the engine is asking a seat
+(its kind and details such as a market day's passes). It is not a piece on the table.
+"""
 
 from __future__ import annotations
 
 from web.render import Frame, register
-from web.render.common import as_dict, as_list, cube, header, num, opt_seat, seat_label, stat
-from web.render.svg import Svg
+from web.render.common import as_dict, as_list, header, num, opt_seat
+from web.render.village_draw import WIDTH, VillageSvg
+from web.render.village_panel import END_H, PANEL_H, ending, panel
+from web.render.village_parts import (
+    MARKET_H,
+    TABLES_H,
+    bags,
+    chronicle,
+    market,
+    supply,
+)
+from web.render.village_places import GROUP_H, SPACE_H, action_spaces, places
 
-SPACES = ("harvest", "family", "crafts", "market", "travel", "council", "church")
-COLOURS = ("brown", "pink", "orange", "green", "plague")
 DRAWN = frozenset(
     {
         "round",
+        "starting_player",
+        "next_starting_player",
         "active",
-        "decision.kind",
-        "decision.player",
         "board",
-        "market.stalls",
-        "market.pile",
-        "players.*.prestige",
+        "green_bag",
+        "black_bag",
+        "supply",
+        "market",
+        "chronicle_free",
+        "graves_free",
+        "last_majority",
+        "end",
         "players.*.time",
+        "players.*.deaths_due",
+        "players.*.cubes",
         "players.*.coins",
         "players.*.grain",
-        "players.*.cubes",
         "players.*.goods",
+        "players.*.prestige",
+        "players.*.customers",
+        "players.*.towns",
+        "players.*.members",
+        "players.*.chronicle",
     }
 )
 
-WIDTH, SPACE_W, PANEL_H = 800, 112, 74
+SPACES_Y = 36
+PLACES_Y = SPACES_Y + SPACE_H + 6
+MARKET_Y = PLACES_Y + 3 * GROUP_H + 4
+TABLES_Y = MARKET_Y + MARKET_H
+END_Y = TABLES_Y + TABLES_H
+PANELS_Y = END_Y + END_H
 
 
 @register("village")
 def draw(state: dict[str, object]) -> Frame:
     """The Village board of one public state."""
     players = [as_dict(p) for p in as_list(state.get("players"))]
-    height = 36 + 130 + 44 + PANEL_H * len(players) + 8
-    svg = Svg(WIDTH, height, "Village board")
-    decision = as_dict(state.get("decision"))
+    n = len(players)
+    svg = VillageSvg(WIDTH, PANELS_Y + PANEL_H * n + 4, "Village board")
+    start = num(state.get("starting_player"))
+    # Once the game is over nobody is to move, though the state still names a last active seat.
+    over = as_dict(state.get("decision")).get("kind") == "over"
+    line = f"Village · round {num(state.get('round'))} · seat {start} started the round"
     header(
         svg,
-        f"Round {num(state.get('round'))} · {decision.get('kind', '')}",
-        opt_seat(state.get("active")),
+        line + (" · game over" if over else ""),
+        None if over else opt_seat(state.get("active")),
     )
-    board = as_dict(state.get("board"))
-    for i, space in enumerate(SPACES):
-        x, y = 4 + i * (SPACE_W + 2), 36
-        svg.rect(x, y, SPACE_W, 124, f"{space} space", fill="#fbf6e9", stroke="#8a7a50")
-        svg.text(x + 6, y + 16, space, font_size="13", font_weight="bold")
-        cubes = as_dict(board.get(space))
-        for j, colour in enumerate(COLOURS):
-            cube(svg, colour, num(cubes.get(colour)), x + 8, y + 24 + j * 20)
-    market = as_dict(state.get("market"))
-    y = 36 + 130
-    svg.text(6, y + 16, "Market stalls:", font_size="13", font_weight="bold")
-    for i, tile in enumerate(as_list(market.get("stalls"))):
-        svg.rect(110 + i * 70, y + 2, 64, 22, f"stall {i + 1}: {tile}", fill="#fff", stroke="#555")
-        svg.text(142 + i * 70, y + 18, str(tile), font_size="12", text_anchor="middle")
-    svg.text(WIDTH - 150, y + 16, f"customer pile {num(market.get('pile'))}", font_size="12")
+    action_spaces(svg, as_dict(state.get("board")), SPACES_Y)
+    places(svg, state, players, PLACES_Y)
+    market(svg, as_dict(state.get("market")), n, MARKET_Y)
+    chronicle(svg, state, players, n, TABLES_Y)
+    bags(svg, state, players, TABLES_Y)
+    supply(svg, state, TABLES_Y)
+    ending(svg, state, END_Y)
     scores = []
     for seat, p in enumerate(players):
-        y = 36 + 130 + 44 + seat * PANEL_H
-        svg.rect(2, y, WIDTH - 4, PANEL_H - 4, f"seat {seat}", fill="#ffffff", stroke="#999")
-        prestige = num(p.get("prestige"))
-        scores.append(float(prestige))
-        seat_label(svg, seat, 8, y + 6, f" · prestige {prestige}")
-        stat(svg, "time", num(p.get("time")), 250, y + 19)
-        stat(svg, "coins", num(p.get("coins")), 330, y + 19)
-        stat(svg, "grain", num(p.get("grain")), 410, y + 19)
-        cubes = as_dict(p.get("cubes"))
-        for j, colour in enumerate(c for c in COLOURS if c in cubes):
-            cube(svg, colour, num(cubes.get(colour)), 10 + j * 46, y + 32, 16)
-        goods = as_dict(p.get("goods"))
-        gx = 250
-        for name, count in goods.items():
-            stat(svg, name, num(count), gx, y + 46)
-            gx += 90
+        panel(svg, state, seat, p, PANELS_Y + seat * PANEL_H)
+        scores.append(float(num(p.get("prestige"))))
     return Frame(svg.markup(), DRAWN, tuple(scores))
