@@ -121,23 +121,31 @@ def _track_and_banners(
     svg.el(
         "path",
         "the bridge: each crossing is a death",
-        d=f"M318 {y + 22} q10 -18 20 0",
+        d=f"M310 {y + 22} q9 -18 18 0",
         fill="none",
         stroke="#9b1c00",
         stroke_width="3",
     )
     used = [str(u) for u in as_list(mine.get("white_used"))]
-    x = 352
-    for label, values, black, key in (
-        ("play", tuple(num(p) for p in as_list(v.get("play_values"))), False, "PLAY"),
-        ("school", data.SCHOOL_VALUES, False, "SCHOOL"),
+    x = 336
+    for label, values, key in (
+        ("play", tuple(num(p) for p in as_list(v.get("play_values"))), "PLAY"),
+        ("school", data.SCHOOL_VALUES, "SCHOOL"),
     ):
-        banner(svg, x, y + 5, values, black=black, w=44)
-        svg.text(x + 48, y + 18, label + (" ✓" if key in used else ""), font_size=SMALL)
-        x += 48 + (34 if label == "play" else 46)
+        banner(svg, x, y + 5, values, black=False, w=44)
+        on = key in used  # used this turn: a tick and green ink
+        svg.text(
+            x + 48,
+            y + 18,
+            label + (" ✓" if on else ""),
+            font_size=SMALL,
+            fill="#00704f" if on else "#000",
+            font_weight="bold" if on else None,
+        )
+        x += 100
     school = as_dict(v.get("school"))
     for i, side in enumerate(("left", "right")):
-        sx = x - 2 + i * 22
+        sx = x + 14 + i * 22
         svg.rect(
             sx,
             y + 4,
@@ -149,20 +157,20 @@ def _track_and_banners(
         )
         if school.get(side):
             svg.marker(seat, sx + 10, y + 14, 6, f"school marker ({side})")
-    x += 50
+    x += 66
     banner(svg, x, y + 5, (), black=True, w=26)
     svg.text(x + 30, y + 18, "chronicle", font_size=SMALL)
     dice = as_list(mine.get("dice"))
     if dice:
-        x = 690
+        x = 708
         for i, pips in enumerate(dice[:2]):
-            die(svg, "taken", num(pips), x + i * 30, y + 1, 26)
+            die(svg, "taken", num(pips), x + i * 28, y + 2, 24)
         value = mine.get("value")
         svg.text(
-            x + 64,
+            x + 58,
             y + 19,
-            f"= {num(value)}" if value else "taken",
-            font_size="14",
+            f"= {num(value)}" if value else "= ?",
+            font_size="13",
             font_weight="bold",
         )
 
@@ -284,14 +292,16 @@ def _council(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
             h += 50
     if v.get("meeting_point"):
         markers = as_list(v.get("meeting_point_markers"))
-        _chip(svg, x, y + h, "meeting", "meeting point", data.MP_WHITE_VALUES, "meeting point", 44)
+        _chip(svg, x, y + h, "meeting", "meeting point", None, "meeting point", 44)
+        # The banner goes on the second line: the name fills the first.
+        banner(svg, x + COL_W - 42, y + h + 22, data.MP_WHITE_VALUES, black=False, w=40)
         for i in range(data.MP_CAPACITY):
             filled = i < len(markers)
             tip = f"marker placed in round {num(markers[i])}" if filled else "free marker space"
             svg.rect(
-                x + 4 + i * 30,
+                x + 4 + i * 26,
                 y + h + 22,
-                26,
+                24,
                 18,
                 tip,
                 fill="#555" if filled else "#fff",
@@ -300,7 +310,7 @@ def _council(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
             )
             if filled:
                 svg.text(
-                    x + 17 + i * 30,
+                    x + 16 + i * 26,
                     y + h + 36,
                     f"r{num(markers[i])}",
                     font_size=SMALL,
