@@ -150,7 +150,9 @@ def test_cards_in_play_markers_and_the_white_banners_used() -> None:
     assert "marker placed in round 3" in titles(seat0) and "free marker space" in titles(seat0)
     assert {"☑ church", "☑ travel", "☑ customer", "☐ council"} <= set(texts(seat0))
     new = [t for t in titles(seat0) if t.startswith("customer K24")]
-    assert new == ["customer K24: 6/9, wants horse, beer, plough, 1 time, 7 PP (new)"]
+    assert new == [
+        "customer K24: 6/9, wants horse, beer, plough, 1 time, 7 PP (new: arrived this turn)"
+    ]
     assert "served (3)" in texts(seat0) and "served K11: 4 PP" in titles(seat0)
     assert "field 1: a plough on it, used this turn" in titles(seat0)
     assert "white banners used: PLAY, SCHOOL (2)" in texts(seat0)

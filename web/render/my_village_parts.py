@@ -192,36 +192,53 @@ def customer_goods(card_id: str) -> list[str]:
 
 
 def customer_card(
-    svg: Svg, x: float, y: float, card_id: str, state: str = "", w: float = 96
-) -> None:
-    """A customer card: ID, banner values, the goods demanded, time and PP. ``state`` is
-    "new" (arrived this turn: dashed orange edge) or "served" (grey), else empty."""
+    svg: Svg,
+    x: float,
+    y: float,
+    card_id: str,
+    new: bool = False,
+    w: float = 96,
+    compact: bool = False,
+) -> float:
+    """A customer card: ID, banner values, the goods demanded, time and PP; a customer that
+    arrived this turn (``new``) has a dashed orange edge. ``compact`` packs it in two lines
+    (``w`` >= 120). Returns the card's height."""
     found = data.CUSTOMER_BY_ID.get(card_id)
     goods = customer_goods(card_id)
     pp = found.pp if found else 0
     time = found.time if found else 0
     tip = f"customer {card_id}: {values_text(card_values(card_id))}, wants {', '.join(goods)}"
-    tip += f", {time} time, {pp} PP" + (f" ({state})" if state else "")
-    fill = "#e6e6e6" if state == "served" else CARD_FILL["customer"]
+    tip += f", {time} time, {pp} PP" + (" (new: arrived this turn)" if new else "")
+    h = 42 if compact else 58
     svg.rect(
         x,
         y,
         w,
-        58,
+        h,
         tip,
-        fill=fill,
-        stroke="#D55E00" if state == "new" else "#555",
-        stroke_width="2" if state == "new" else "1",
+        fill=CARD_FILL["customer"],
         rx="4",
-        stroke_dasharray="5 3" if state == "new" else None,
+        stroke="#D55E00" if new else "#555",
+        stroke_width="2" if new else "1",
+        stroke_dasharray="5 3" if new else None,
     )
     svg.text(x + 4, y + 14, card_id, font_size=SMALL, font_weight="bold")
     banner(svg, x + w - 44, y + 3, card_values(card_id), black=False, w=40)
     for i, name in enumerate(goods):
         good(svg, name, x + 4 + i * 25, y + 21)
-    # The state shows as the edge and fill (and the tooltip): the text line has no room.
-    extra = f"{pp} PP" + (f" · {time} time" if time else "")
-    svg.text(x + 4, y + 52, extra, font_size=SMALL, fill=MUTED)
+    if compact:
+        if time:
+            svg.text(x + 34, y + 14, f"{time} time", font_size=SMALL, fill=MUTED)
+        svg.text(x + w - 4, y + 34, f"{pp} PP", font_size=SMALL, fill=MUTED, text_anchor="end")
+    else:
+        svg.text(
+            x + 4,
+            y + 52,
+            f"{pp} PP" + (f" · {time} time" if time else ""),
+            font_size=SMALL,
+            fill=MUTED,
+        )
+    return h
 
 
 def _n(v: float) -> str:

@@ -80,7 +80,7 @@ def _stats(svg: Svg, v: dict[str, object], y: float) -> None:
             stroke="#000",
         )
         svg.text(x + 20, y + 13, f"{label} {value}", font_size="13")
-        x += 120
+        x += {"coins": 100, "story tree": 125}.get(label, 135)
     deaths, labourers = num(v.get("pending_deaths")), num(v.get("day_labourers"))
     svg.text(
         x,
@@ -240,7 +240,7 @@ def _area(
         if here:
             svg.marker(seat, x + 13, y + 13, 8, f"seat {seat}'s {prof}")
         svg.text(
-            x + 26,
+            x + 26 if here else x + 6,
             y + 17,
             prof if here else f"{prof}: idle",
             font_size="13",
@@ -364,8 +364,7 @@ def _customers(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
         svg.text(x + 2, y + 12, "waiting", font_size=SMALL, fill=MUTED)
         h += 16
     for cid in waiting:
-        customer_card(svg, x, y + h, str(cid), "new" if str(cid) in new else "", w=COL_W)
-        h += 62
+        h += customer_card(svg, x, y + h, str(cid), str(cid) in new, w=COL_W, compact=True) + 4
     served = as_list(v.get("served"))
     if served:
         svg.text(x + 2, y + h + 12, f"served ({len(served)})", font_size=SMALL, fill=MUTED)
