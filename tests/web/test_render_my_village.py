@@ -167,3 +167,37 @@ def test_each_seat_has_one_village_board() -> None:
     root = svg_of(state("3p", "end"))
     for seat in range(3):
         assert any(t.startswith(f"Seat {seat} · board ") for t in texts(village(root, seat)))
+
+
+def as_floats(value: object) -> object:
+    """``value`` with every integer a float, as the web's protobuf Struct delivers it."""
+    if isinstance(value, dict):
+        return {k: as_floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [as_floats(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+@pytest.mark.parametrize(("players", "when"), CASES, ids=[f"{p}-{w}" for p, w in CASES])
+def test_numbers_arriving_as_floats_draw_the_same_board(players: str, when: str) -> None:
+    st = state(players, when)
+    floats = as_floats(st)
+    assert isinstance(floats, dict)
+    assert (
+        render.render("my_village", floats).frame.svg == render.render("my_village", st).frame.svg
+    )
+
+
+CARD_ID = re.compile(r"\b(?:K\d\d|M-[PCR]\d|T-[A-E]\d|CH-\d|CC-\d|(?:ST|BR|SM|OF|WW)-\d)\b")
+
+
+@pytest.mark.parametrize("st", [state(p, w) for p, w in CASES] + [rich()])
+def test_only_cards_the_public_state_names_are_drawn(st: dict[str, object]) -> None:
+    # The deck order and the cards under the stack tops are hidden: none may be drawn.
+    named = {str(value) for _, value in render.leaves(st) if isinstance(value, str)}
+    named |= {str(v) for _, value in render.leaves(st) if isinstance(value, list) for v in value}
+    root = svg_of(st)
+    drawn = {m for s in texts(root) + titles(root) for m in CARD_ID.findall(s)}
+    assert drawn and drawn <= named
