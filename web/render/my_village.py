@@ -19,6 +19,8 @@ MV-SCORE), so the scores chart of this game shows the final result only.
 
 from __future__ import annotations
 
+from markupsafe import Markup
+
 from web.render import Frame, register
 from web.render.common import as_dict, as_list, header, num, opt_seat
 from web.render.my_village_table import chronicle, dice_and_turns, display, offers
@@ -67,6 +69,15 @@ ASKING = {
 }
 
 
+class _Board(Svg):
+    """The board's SVG, stating its natural size too: a page may then draw it one to one
+    (its 12 px text at 12 px) and still shrink it to a narrower column by CSS."""
+
+    def markup(self) -> Markup:
+        doc = str(super().markup())
+        return Markup(doc.replace("<svg ", f'<svg width="{self.width}" height="{self.height}" ', 1))
+
+
 def _headline(state: dict[str, object], decision: dict[str, object]) -> str:
     kind = str(decision.get("kind", ""))
     line = f"Round {num(state.get('round'))}"
@@ -92,6 +103,6 @@ def _body(svg: Svg, state: dict[str, object]) -> None:
 @register("my_village")
 def draw(state: dict[str, object]) -> Frame:
     """The My Village table of one public state."""
-    svg = Svg(WIDTH, 0, "My Village table")
+    svg = _Board(WIDTH, 0, "My Village table")
     _body(svg, state)
     return Frame(svg.markup(), DRAWN, None)
