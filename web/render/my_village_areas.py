@@ -34,19 +34,21 @@ def chip(
     values: tuple[int, ...] | None,
     tip: str,
     h: float = CHIP_H,
+    value: int = 0,
 ) -> None:
-    """A card laid in the village: a strip with its name and its white banner."""
+    """A card laid in the village: a strip with its name and its white banner (edged when
+    it shows the turn's banner ``value``)."""
     card(svg, x, y, COL_W, h, kind, head, tip)
     if values is not None:
-        banner(svg, x + COL_W - 42, y + 3, values, black=False, w=40)
+        banner(svg, x + COL_W - 42, y + 3, values, black=False, w=40, value=value)
 
 
-def _church(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
+def _church(svg: Svg, v: dict[str, object], x: float, y: float, value: int) -> float:
     h = 0.0
     church = v.get("church")
     if church:
         cid = str(church)
-        chip(svg, x, y, "church", cid, card_values(cid), f"{cid} {card_name(cid)}", 40)
+        chip(svg, x, y, "church", cid, card_values(cid), f"{cid} {card_name(cid)}", 40, value)
         svg.text(x + 4, y + 32, card_name(cid), font_size=SMALL)
         h += 44
     for mid in as_list(v.get("monks")):
@@ -57,12 +59,12 @@ def _church(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
     return h + 20
 
 
-def _council(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
+def _council(svg: Svg, v: dict[str, object], x: float, y: float, value: int) -> float:
     h = 0.0
     chamber = v.get("chamber")
     if chamber:
         cid = str(chamber)
-        chip(svg, x, y, "chamber", cid, card_values(cid), f"{cid} {card_name(cid)}", 40)
+        chip(svg, x, y, "chamber", cid, card_values(cid), f"{cid} {card_name(cid)}", 40, value)
         svg.text(x + 4, y + 32, card_name(cid), font_size=SMALL)
         h += 44
         if cid == "CC-2":  # the guild council's wildcard spaces
@@ -85,7 +87,7 @@ def _council(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
         markers = as_list(v.get("meeting_point_markers"))
         chip(svg, x, y + h, "meeting", "meeting point", None, "meeting point", 44)
         # The banner goes on the second line: the name fills the first.
-        banner(svg, x + COL_W - 42, y + h + 22, data.MP_WHITE_VALUES, black=False, w=40)
+        banner(svg, x + COL_W - 42, y + h + 22, data.MP_WHITE_VALUES, False, 40, value)
         for i in range(data.MP_CAPACITY):
             filled = i < len(markers)
             tip = f"marker placed in round {num(markers[i])}" if filled else "free marker space"
@@ -112,7 +114,7 @@ def _council(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
     return h
 
 
-def _travel(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
+def _travel(svg: Svg, v: dict[str, object], x: float, y: float, value: int) -> float:
     h = 0.0
     for tid in as_list(v.get("travel")):
         found = data.TRAVEL_BY_ID.get(str(tid))
@@ -123,7 +125,7 @@ def _travel(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
     return h
 
 
-def _crafts(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
+def _crafts(svg: Svg, v: dict[str, object], x: float, y: float, value: int) -> float:
     h = 0.0
     for craft in as_list(v.get("crafts")):
         c = as_dict(craft)
@@ -140,6 +142,7 @@ def _crafts(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
             card_values(cid),
             f"{cid} {kind}: {goods} of {spaces} {name} spaces filled",
             44,
+            value,
         )
         for i in range(spaces):
             good(svg, name, x + 4 + i * 25, y + h + 22, i < goods)
@@ -147,7 +150,7 @@ def _crafts(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
     return h
 
 
-def _customers(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
+def _customers(svg: Svg, v: dict[str, object], x: float, y: float, value: int) -> float:
     h = 0.0
     new = {str(c) for c in as_list(v.get("new_customers"))}
     waiting = as_list(v.get("waiting"))
@@ -155,7 +158,8 @@ def _customers(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
         svg.text(x + 2, y + 12, "waiting", font_size=SMALL, fill=MUTED)
         h += 16
     for cid in waiting:
-        h += customer_card(svg, x, y + h, str(cid), str(cid) in new, w=COL_W, compact=True) + 4
+        new_one = str(cid) in new
+        h += customer_card(svg, x, y + h, str(cid), new_one, COL_W, True, value) + 4
     served = as_list(v.get("served"))
     if served:
         svg.text(x + 2, y + h + 12, f"served ({len(served)})", font_size=SMALL, fill=MUTED)
@@ -171,14 +175,14 @@ def _customers(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
     return h
 
 
-def _harvest(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
+def _harvest(svg: Svg, v: dict[str, object], x: float, y: float, value: int) -> float:
     h = 0.0
     used = as_list(v.get("fields_used"))
     for i, ploughed in enumerate(as_list(v.get("fields"))):
         was_used = i < len(used) and bool(used[i])
         tip = f"field {i + 1}: {'a plough on it' if ploughed else 'bare'}"
         tip += ", used this turn" if was_used else ""
-        chip(svg, x, y + h, "field", f"field {i + 1}", data.FIELD_VALUES, tip, 44)
+        chip(svg, x, y + h, "field", f"field {i + 1}", data.FIELD_VALUES, tip, 44, value)
         good(svg, "plough", x + 4, y + h + 22, bool(ploughed))
         if was_used:
             svg.text(x + 32, y + h + 35, "used ✓", font_size=SMALL, fill=MUTED)
@@ -186,7 +190,7 @@ def _harvest(svg: Svg, v: dict[str, object], x: float, y: float) -> float:
     return h
 
 
-AREA_DRAW: dict[str, Callable[[Svg, dict[str, object], float, float], float]] = {
+AREA_DRAW: dict[str, Callable[[Svg, dict[str, object], float, float, int], float]] = {
     "church": _church,
     "council": _council,
     "travel": _travel,

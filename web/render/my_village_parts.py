@@ -18,6 +18,8 @@ SMALL = "12"
 #: Ink for secondary text (dark enough on white and on the pale card fills).
 MUTED = "#444"
 
+#: The edge of a banner that shows the turn's banner value.
+LIT = "#E69F00"
 #: Goods: fill, a two-letter mark (the second cue beside the colour), ink.
 GOOD_STYLE: dict[str, tuple[str, str, str]] = {
     "horse": ("#8C564B", "Ho", "#fff"),
@@ -73,20 +75,30 @@ def die(svg: Svg, colour: str, pips: int, x: float, y: float, size: float = 28) 
         )
 
 
-def banner(svg: Svg, x: float, y: float, values: Sequence[int], black: bool, w: float = 40) -> None:
-    """A banner flag (black or white) with its values; the notch marks it as a banner."""
+def shows(values: Sequence[int], value: int) -> bool:
+    """True if a banner with ``values`` takes the turn's banner ``value`` (0: none yet);
+    a banner without values ("?") takes any."""
+    return bool(value) and (value in values or not values)
+
+
+def banner(
+    svg: Svg, x: float, y: float, values: Sequence[int], black: bool, w: float = 40, value: int = 0
+) -> None:
+    """A banner flag (black or white) with its values; the notch marks it as a banner. A
+    banner that shows the turn's banner ``value`` gets a thick orange edge."""
     fill, ink = ("#222", "#fff") if black else ("#fff", "#000")
+    lit = shows(values, value)
     h = 18
     points = f"{_n(x)},{_n(y)} {_n(x + w)},{_n(y)} {_n(x + w - 5)},{_n(y + h / 2)} "
     points += f"{_n(x + w)},{_n(y + h)} {_n(x)},{_n(y + h)}"
     kind = "black" if black else "white"
     svg.el(
         "polygon",
-        f"{kind} banner {values_text(values)}",
+        f"{kind} banner {values_text(values)}" + (f", shows the value {value}" if lit else ""),
         points=points,
         fill=fill,
-        stroke="#000",
-        stroke_width="1",
+        stroke=LIT if lit else "#000",
+        stroke_width="3" if lit else "1",
     )
     svg.text(
         x + (w - 5) / 2,
@@ -199,6 +211,7 @@ def customer_card(
     new: bool = False,
     w: float = 96,
     compact: bool = False,
+    value: int = 0,
 ) -> float:
     """A customer card: ID, banner values, the goods demanded, time and PP; a customer that
     arrived this turn (``new``) has a dashed orange edge. ``compact`` packs it in two lines
@@ -223,7 +236,7 @@ def customer_card(
         stroke_dasharray="5 3" if new else None,
     )
     svg.text(x + 4, y + 14, card_id, font_size=SMALL, font_weight="bold")
-    banner(svg, x + w - 44, y + 3, card_values(card_id), black=False, w=40)
+    banner(svg, x + w - 44, y + 3, card_values(card_id), black=False, w=40, value=value)
     for i, name in enumerate(goods):
         good(svg, name, x + 4 + i * 25, y + 21)
     if compact:

@@ -58,18 +58,23 @@ def dice_and_turns(svg: Svg, state: dict[str, object], y: float) -> float:
         svg.marker(num(seat), x + 13, y + TITLE_H + 16, 8, f"turn {i + 1}: seat {num(seat)}")
     first = num(state.get("first_player"))
     svg.text(x0, y + TITLE_H + 48, f"first player: seat {first}", font_size=SMALL, fill=MUTED)
-    _hand(svg, as_dict(state.get("hand")), 600, y)
+    _hand(svg, as_dict(state.get("hand")), 600, y, turn_value(state))
     return y + TITLE_H + 56
 
 
-def _hand(svg: Svg, hand: dict[str, object], x: float, y: float) -> None:
+def turn_value(state: dict[str, object]) -> int:
+    """The banner value of the turn being played (0 before it is fixed)."""
+    return num(as_dict(state.get("decision")).get("value"))
+
+
+def _hand(svg: Svg, hand: dict[str, object], x: float, y: float, value: int) -> None:
     """The first-player hand (its black banner, holder, side up, story points on it)."""
     palm = bool(hand.get("palm"))
     holder = opt_seat(hand.get("holder"))
     title(svg, x, y, "First-player hand")
     tip = f"the hand: {'palm up (can be taken)' if palm else 'back up'}"
     card(svg, x, y + TITLE_H, 192, 50, "meeting", "palm up" if palm else "back up", tip)
-    banner(svg, x + 146, y + TITLE_H + 3, data.HAND_VALUES, black=True, w=42)
+    banner(svg, x + 146, y + TITLE_H + 3, data.HAND_VALUES, black=True, w=42, value=value)
     if holder is not None:
         svg.marker(holder, x + 14, y + TITLE_H + 33, 8, f"held by seat {holder}")
         svg.text(x + 26, y + TITLE_H + 38, f"seat {holder}", font_size=SMALL)
@@ -85,10 +90,11 @@ def _offer(
     line: str,
     values: tuple[int, ...],
     tip: str,
+    value: int = 0,
 ) -> None:
     card(svg, x, y, CARD_W, CARD_H, kind, head, tip)
     svg.text(x + 4, y + 30, line, font_size=SMALL)
-    banner(svg, x + 4, y + 36, values, black=True, w=46)
+    banner(svg, x + 4, y + 36, values, black=True, w=46, value=value)
 
 
 def _empty(svg: Svg, x: float, y: float, head: str, tip: str) -> None:
@@ -96,14 +102,16 @@ def _empty(svg: Svg, x: float, y: float, head: str, tip: str) -> None:
     svg.text(x + 4, y + 30, "empty", font_size=SMALL, fill=MUTED)
 
 
-def _stack(svg: Svg, x: float, y: float, kind: str, name: str, stack: dict[str, object]) -> None:
+def _stack(
+    svg: Svg, x: float, y: float, kind: str, name: str, stack: dict[str, object], value: int
+) -> None:
     """One stack or column: its top card (the one on offer) and how many cards it holds."""
     top, count = stack.get("top"), num(stack.get("count"))
     if top is None:
         _empty(svg, x, y, name, f"{name}: empty")
         return
     tip = f"{name}: {top} on top of {count} card{'s' if count != 1 else ''}"
-    _offer(svg, x, y, kind, str(top), f"{name} ×{count}", card_values(str(top)), tip)
+    _offer(svg, x, y, kind, str(top), f"{name} ×{count}", card_values(str(top)), tip, value)
 
 
 def offers(svg: Svg, state: dict[str, object], y: float) -> float:
@@ -111,6 +119,7 @@ def offers(svg: Svg, state: dict[str, object], y: float) -> float:
     offer), the monk and travel stacks and craft columns (their top card), and the piles of
     meeting points and fields."""
     row = CARD_W + GAP
+    value = turn_value(state)
     title(svg, 8, y, "Churches")
     for i, cid in enumerate(as_list(state.get("churches"))):
         tip = f"{cid} {short_church(str(cid))}"
@@ -123,6 +132,7 @@ def offers(svg: Svg, state: dict[str, object], y: float) -> float:
             short_church(str(cid)),
             card_values(str(cid)),
             tip,
+            value,
         )
     x0 = 8 + 4 * row + 8
     title(svg, x0, y, "Council chambers")
@@ -137,19 +147,20 @@ def offers(svg: Svg, state: dict[str, object], y: float) -> float:
             name,
             card_values(str(cid)),
             f"{cid} {name}",
+            value,
         )
     y += TITLE_H + CARD_H + 6
     title(svg, 8, y, "Monks (top of each stack)")
     for i, (symbol, stack) in enumerate(as_dict(state.get("monks")).items()):
-        _stack(svg, 8 + i * row, y + TITLE_H, "monk", symbol, as_dict(stack))
+        _stack(svg, 8 + i * row, y + TITLE_H, "monk", symbol, as_dict(stack), value)
     x0 = 8 + 3 * row + 8
     title(svg, x0, y, "Travel (top of each stack)")
     for i, (letter, stack) in enumerate(as_dict(state.get("travel")).items()):
-        _stack(svg, x0 + i * row, y + TITLE_H, "travel", letter, as_dict(stack))
+        _stack(svg, x0 + i * row, y + TITLE_H, "travel", letter, as_dict(stack), value)
     y += TITLE_H + CARD_H + 6
     title(svg, 8, y, "Craft buildings (top of each column)")
     for i, (kind, stack) in enumerate(as_dict(state.get("crafts")).items()):
-        _stack(svg, 8 + i * row, y + TITLE_H, "craft", kind, as_dict(stack))
+        _stack(svg, 8 + i * row, y + TITLE_H, "craft", kind, as_dict(stack), value)
     x0 = 8 + 5 * row + 8
     title(svg, x0, y, "Piles")
     for i, (key, kind, name, values) in enumerate(
@@ -170,6 +181,7 @@ def offers(svg: Svg, state: dict[str, object], y: float) -> float:
                 f"×{left} left",
                 values,
                 f"{left} {name} cards left",
+                value,
             )
         else:
             _empty(svg, x, y + TITLE_H, f"{name}s", f"no {name} cards left")
@@ -179,7 +191,7 @@ def offers(svg: Svg, state: dict[str, object], y: float) -> float:
 def display(svg: Svg, state: dict[str, object], y: float) -> float:
     """The customer display, in display order, and the hidden deck's size."""
     title(svg, 8, y, "Customer display (overseer's office)")
-    banner(svg, 280, y, data.OVERSEER_VALUES, black=True, w=42)
+    banner(svg, 280, y, data.OVERSEER_VALUES, black=True, w=42, value=turn_value(state))
     for i, cid in enumerate(as_list(state.get("display"))):
         customer_card(svg, 8 + i * 104, y + TITLE_H + 2, str(cid), w=100)
     deck = num(state.get("customer_deck"))

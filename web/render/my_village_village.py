@@ -36,12 +36,13 @@ def village(
     _stats(svg, v, y + 6)
     mine = decision if decision.get("player") == seat else {}
     _track_and_banners(svg, seat, v, mine, y + 32)
+    value = num(mine.get("value"))
     note = _decision_note(mine)
     if note:
         svg.text(8, y + 78, note, font_size=SMALL, fill="#9b1c00")
     y_cols = y + (88 if note else 68)
     heights = [
-        _area(svg, seat, v, name, prof, 6 + i * (COL_W + COL_GAP), y_cols)
+        _area(svg, seat, v, name, prof, 6 + i * (COL_W + COL_GAP), y_cols, value)
         for i, (name, prof) in enumerate(AREAS)
     ]
     bottom = y_cols + max(heights) + 8
@@ -116,12 +117,13 @@ def _track_and_banners(
         stroke_width="3",
     )
     used = [str(u) for u in as_list(mine.get("white_used"))]
+    value = num(mine.get("value"))
     x = 336
     for label, values, key in (
         ("play", tuple(num(p) for p in as_list(v.get("play_values"))), "PLAY"),
         ("school", data.SCHOOL_VALUES, "SCHOOL"),
     ):
-        banner(svg, x, y + 5, values, black=False, w=44)
+        banner(svg, x, y + 5, values, black=False, w=44, value=value)
         on = key in used  # used this turn: a tick and green ink
         svg.text(
             x + 48,
@@ -147,18 +149,17 @@ def _track_and_banners(
         if school.get(side):
             svg.marker(seat, sx + 10, y + 14, 6, f"school marker ({side})")
     x += 66
-    banner(svg, x, y + 5, (), black=True, w=26)
+    banner(svg, x, y + 5, (), black=True, w=26, value=value)
     svg.text(x + 30, y + 18, "chronicle", font_size=SMALL)
     dice = as_list(mine.get("dice"))
     if dice:
         x = 708
         for i, pips in enumerate(dice[:2]):
             die(svg, "taken", num(pips), x + i * 28, y + 2, 24)
-        value = mine.get("value")
         svg.text(
             x + 58,
             y + 19,
-            f"= {num(value)}" if value else "= ?",
+            f"= {value}" if value else "= ?",
             font_size="13",
             font_weight="bold",
         )
@@ -167,6 +168,8 @@ def _track_and_banners(
 def _decision_note(mine: dict[str, object]) -> str:
     """What the seat is deciding, when it is this seat's turn and the kind says more."""
     parts = []
+    if mine.get("value"):
+        parts.append(f"banners showing {num(mine.get('value'))} have an orange edge")
     if mine.get("white_used") is not None:
         used = ", ".join(str(u) for u in as_list(mine.get("white_used"))) or "none yet"
         parts.append(f"white banners used: {used} ({num(mine.get('white_count'))})")
@@ -181,7 +184,14 @@ def _decision_note(mine: dict[str, object]) -> str:
 
 
 def _area(
-    svg: Svg, seat: int, v: dict[str, object], name: str, prof: str | None, x: float, y: float
+    svg: Svg,
+    seat: int,
+    v: dict[str, object],
+    name: str,
+    prof: str | None,
+    x: float,
+    y: float,
+    value: int,
 ) -> float:
     """One area: the villager space and the cards of the area. Returns its height."""
     here = bool(as_dict(v.get("villagers")).get(prof)) if prof else True
@@ -220,4 +230,4 @@ def _area(
             font_weight="bold" if here else None,
             fill="#000" if here else MUTED,
         )
-    return 30 + AREA_DRAW[name](svg, v, x, y + 30)
+    return 30 + AREA_DRAW[name](svg, v, x, y + 30, value)
