@@ -11,11 +11,10 @@ writes ``board-my_village-desktop.png`` and ``board-my_village-phone.png`` into 
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
-
-from markupsafe import Markup
 
 from tests.web.browser import ROOT, new_driver
 from web import render
@@ -28,15 +27,20 @@ WIDTHS = {"desktop": 1280, "phone": 390}
 def page_html(state: dict[str, object], title: str) -> str:
     """The replay frame of ``state`` in a page that links the site's stylesheet."""
     macro = ENV.get_template("_frame.html").module.frame  # type: ignore[attr-defined]
-    frame = Markup(
+    frame = str(
         macro(d=1, last=1, rendered=render.render("my_village", state), step=None, final=None)
+    )
+    # A recorded state has no step number or action of its own: those lines go.
+    frame = re.sub(
+        r'<p class="position".*?</p>\s*<div class="step".*?</div>', "", frame, flags=re.S
     )
     css = (ROOT / "web" / "static" / "style.css").as_uri()
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<link rel="stylesheet" href="{css}"><title>{title}</title></head>'
-        f'<body><main id="main"><h1>{title}</h1><div id="frame">{frame}</div></main>'
+        f'<body><main id="main"><h1>{title}</h1><p>The recorded public state {STATE.name}, '
+        f'middle; the replay page shows the same frame.</p><div id="frame">{frame}</div></main>'
         "</body></html>"
     )
 
