@@ -67,11 +67,13 @@ def _council(svg: Svg, v: dict[str, object], x: float, y: float, value: int) -> 
         chip(svg, x, y, "chamber", cid, card_values(cid), f"{cid} {card_name(cid)}", 40, value)
         svg.text(x + 4, y + 32, card_name(cid), font_size=SMALL)
         h += 44
-        if cid == "CC-2":  # the guild council's wildcard spaces
+        found = data.CHAMBER_BY_ID.get(cid)
+        action = found.action if found else None
+        if action is data.ChamberAction.WILDCARD:  # the guild council's wildcard spaces
             for i in range(data.WILDCARD_SPACES):
                 good(svg, "wildcard", x + 4 + i * 25, y + h, i < num(v.get("wildcards")))
             h += 20
-        if cid == "CC-3":  # the land registry's category marks
+        if action is data.ChamberAction.REGISTRY:  # the land registry's category marks
             marks = as_list(v.get("registry"))
             for i, cat in enumerate(c.value for c in data.CATEGORIES):
                 on = i < len(marks) and bool(marks[i])

@@ -53,13 +53,13 @@ def village(
 
 
 def _stats(svg: Svg, v: dict[str, object], y: float) -> None:
+    """Coins, story points on the tree and in the main house, deaths due, day labourers."""
     items = [
-        ("coins", num(v.get("coins")), "#E6C200"),
-        ("story tree", num(v.get("sp_tree")), "#7FBF7F"),
-        ("main house", num(v.get("sp_house")), "#C9A66B"),
+        (200, "coins", num(v.get("coins")), "#E6C200"),
+        (300, "story tree", num(v.get("sp_tree")), "#7FBF7F"),
+        (425, "main house", num(v.get("sp_house")), "#C9A66B"),
     ]
-    x = 200
-    for label, value, fill in items:
+    for x, label, value, fill in items:
         svg.el(
             "circle",
             f"{label}: {value}",
@@ -70,10 +70,9 @@ def _stats(svg: Svg, v: dict[str, object], y: float) -> None:
             stroke="#000",
         )
         svg.text(x + 20, y + 13, f"{label} {value}", font_size="13")
-        x += {"coins": 100, "story tree": 125}.get(label, 135)
     deaths, labourers = num(v.get("pending_deaths")), num(v.get("day_labourers"))
     svg.text(
-        x,
+        560,
         y + 13,
         f"deaths due {deaths} · day labourers {labourers}",
         font_size=SMALL,
