@@ -1,0 +1,201 @@
+"""Farmaria's goods as tokens, the fields of a farm and each seat's panel.
+
+A good is a token in the colour of its kind with a two-letter name on it (the second cue;
+the legend under the board spells them out): trees are round, animals are rounded, the
+tractor is square. A field is a green plot with its stables as barns holding the animals
+inside them, and the animals, trees and tractor standing outside below them.
+"""
+
+from __future__ import annotations
+
+from web.render.common import as_dict, as_list, num, seat_label
+from web.render.svg import Svg
+
+# good -> (letters on the token, fill, ink, shape); printed names are the card ids.
+TOKENS: dict[str, tuple[str, str, str, str]] = {
+    "tractor": ("Tr", "#C0392B", "#fff", "square"),
+    "apple": ("Ap", "#2E7D32", "#fff", "round"),
+    "olive": ("Ol", "#6B8E23", "#fff", "round"),
+    "orange": ("Or", "#E67E22", "#000", "round"),
+    "hen": ("He", "#FFF3B0", "#000", "small"),
+    "rooster": ("Ro", "#F1C40F", "#000", "small"),
+    "sheep": ("Sh", "#FFFFFF", "#000", "animal"),
+    "ram": ("Ra", "#BDBDBD", "#000", "animal"),
+    "cow": ("Co", "#A1887F", "#000", "animal"),
+    "bull": ("Bu", "#5D4037", "#fff", "animal"),
+    "horse": ("Ho", "#8E44AD", "#fff", "animal"),
+}
+FIELD_W, FIELD_H, TOKEN = 152, 116, 22
+FIELDS_PER_ROW = 5
+PANEL_TOP = 62  # the panel's two lines of figures above its fields
+
+
+def token(svg: Svg, good: str, x: float, y: float, tip: str | None = None) -> None:
+    """The token of ``good`` with its top-left corner at (x, y), TOKEN wide."""
+    letters, fill, ink, shape = TOKENS.get(good, (good[:2].title(), "#dddddd", "#000", "square"))
+    label = tip or good
+    common: dict[str, object] = {"fill": fill, "stroke": "#333", "stroke_width": "1"}
+    if shape == "round":
+        svg.el("circle", label, cx=x + TOKEN / 2, cy=y + TOKEN / 2, r=TOKEN / 2, **common)
+    else:
+        rx = {"square": "2", "small": "9", "animal": "6"}[shape]
+        svg.rect(x, y, TOKEN, TOKEN, label, rx=rx, **common)
+    svg.text(x + TOKEN / 2, y + 16, letters, font_size="12", text_anchor="middle", fill=ink)
+
+
+def card_name(good: str) -> str:
+    """A card id as printed on the board ("animal_thief" -> "animal thief")."""
+    return good.replace("_", " ")
+
+
+def field_goods(field: dict[str, object]) -> list[str]:
+    """Every good on a field: the stables' animals first, then what stands outside."""
+    inside = [str(a) for s in as_list(field.get("stables")) for a in as_list(s)]
+    return inside + [str(a) for a in as_list(field.get("outside"))]
+
+
+def draw_field(
+    svg: Svg, field: dict[str, object], x: float, y: float, name: str, mark: int | None = None
+) -> None:
+    """One field at (x, y): stables as barns with their animals, then the goods outside.
+
+    ``mark`` is the index into the field's goods (as :func:`field_goods` orders them) to ring
+    in red: the animal a pending theft is after."""
+    stables = [[str(a) for a in as_list(s)] for s in as_list(field.get("stables"))]
+    outside = [str(a) for a in as_list(field.get("outside"))]
+    full = bool(field.get("full"))
+    tip = f"{name}: {len(stables)} stable(s); " + (", ".join(field_goods(field)) or "empty")
+    svg.rect(x, y, FIELD_W - 6, FIELD_H, tip, fill="#E8F3D6", stroke="#5A7D2A", rx="4")
+    svg.text(x + 5, y + 15, name, font_size="12", font_weight="bold")
+    if full:
+        svg.rect(x + FIELD_W - 70, y + 3, 60, 16, f"{name} is full: +1 VP", fill="#5A7D2A", rx="3")
+        svg.text(x + FIELD_W - 40, y + 15, "full +1", font_size="12", text_anchor="middle",
+                 fill="#fff")  # fmt: skip
+    index = 0
+    cy = y + 20
+    for s, animals in enumerate(stables):
+        bx = x + 4 + s * 47
+        svg.el("polygon", f"{name}, stable {s + 1}",
+               points=f"{bx},{cy + 10} {bx + 22},{cy} {bx + 44},{cy + 10}",
+               fill="#8D6E63", stroke="#4E342E")  # fmt: skip
+        svg.rect(bx, cy + 10, 44, 48, f"{name}, stable {s + 1}: " + (", ".join(animals) or "empty"),
+                 fill="#EFE0D0", stroke="#4E342E")  # fmt: skip
+        for i, animal in enumerate(animals[:4]):
+            tx, ty = bx + 1 + (i % 2) * 21, cy + 12 + (i // 2) * 23
+            _placed(svg, animal, tx, ty, index == mark, f"{animal} in stable {s + 1} of {name}")
+            index += 1
+        index += len(animals[4:])
+    if stables:
+        cy += 62
+    for i, good in enumerate(outside):
+        row, col = divmod(i, 6)
+        tx, ty = x + 4 + col * 23.5, cy + row * 24
+        if ty + TOKEN > y + FIELD_H:
+            svg.text(x + FIELD_W - 12, y + FIELD_H - 4, f"+{len(outside) - i}", font_size="12",
+                     text_anchor="end")  # fmt: skip
+            break
+        _placed(svg, good, tx, ty, index == mark, f"{good} outside on {name}")
+        index += 1
+    if not stables and not outside:
+        svg.text(x + 5, y + 40, "empty", font_size="12", fill="#555")
+
+
+def _placed(svg: Svg, good: str, x: float, y: float, marked: bool, tip: str) -> None:
+    if marked:
+        svg.el("circle", "the animal the thief is after", cx=x + TOKEN / 2, cy=y + TOKEN / 2,
+               r=TOKEN / 2 + 4, fill="none", stroke="#D00000", stroke_width="3")  # fmt: skip
+    token(svg, good, x, y, tip)
+
+
+def farm_rows(farm: list[object]) -> int:
+    """How many rows of fields a farm takes (an empty farm keeps one line for its note)."""
+    return max(1, -(-len(farm) // FIELDS_PER_ROW))
+
+
+def panel_height(player: dict[str, object]) -> float:
+    """The height of one seat's panel."""
+    return PANEL_TOP + farm_rows(as_list(player.get("farm"))) * (FIELD_H + 6) + 4
+
+
+def draw_panel(
+    svg: Svg,
+    seat: int,
+    p: dict[str, object],
+    y: float,
+    width: float,
+    income: int | None,
+    theft: tuple[int, int, int] | None,
+) -> None:
+    """Seat ``seat``'s panel at height ``y``: figures, hand, played cards, then the farm.
+
+    ``theft`` is (field, goods index) of the animal a pending theft targets on this farm."""
+    h = panel_height(p)
+    svg.rect(2, y, width - 4, h - 4, f"seat {seat}", fill="#fff", stroke="#999")
+    character = str(p.get("character") or "no character yet")
+    vp = num(p.get("vp"))
+    seat_label(svg, seat, 8, y + 6, f" · {character} · {vp} VP")
+    if income is not None:
+        svg.text(250, y + 19, f"income {income}/year", font_size="12", fill="#444")
+    _money(svg, p, 370, y + 6)
+    _hand(svg, p, 8, y + 32)
+    _status(svg, p, 450, y + 32)
+    farm = [as_dict(f) for f in as_list(p.get("farm"))]
+    if not farm:
+        svg.text(12, y + PANEL_TOP + 16, "no fields yet", font_size="12", fill="#555")
+    for i, field in enumerate(farm):
+        row, col = divmod(i, FIELDS_PER_ROW)
+        mark = theft[2] if theft is not None and theft[1] == i else None
+        fx, fy = 8 + col * FIELD_W, y + PANEL_TOP + row * (FIELD_H + 6)
+        draw_field(svg, field, fx, fy, f"Field {i + 1}", mark)
+
+
+def _money(svg: Svg, p: dict[str, object], x: float, y: float) -> None:
+    """Wallet (a coin), debt (a red note) and Defamation cards (black cards)."""
+    wallet, debt, defam = num(p.get("wallet")), num(p.get("debt")), num(p.get("defamations"))
+    svg.el("circle", f"wallet: {wallet} coins", cx=x + 8, cy=y + 8, r=8, fill="#F4C430",
+           stroke="#8A6D00")  # fmt: skip
+    svg.text(x + 20, y + 13, f"wallet {wallet}", font_size="12")
+    svg.rect(x + 90, y, 16, 16, f"debt: {debt} coins", fill="#FDE2E2" if debt else "#f4f4f4",
+             stroke="#B00020" if debt else "#999")  # fmt: skip
+    svg.text(x + 110, y + 13, f"debt {debt}", font_size="12",
+             fill="#B00020" if debt else "#000")  # fmt: skip
+    for i in range(min(defam, 5)):
+        svg.rect(x + 175 + i * 5, y, 12, 16, "a Defamation card", fill="#222", stroke="#fff")
+    svg.text(x + 195 + min(defam, 5) * 5, y + 13, f"defamations {defam} (−{defam} VP)",
+             font_size="12")  # fmt: skip
+
+
+def _hand(svg: Svg, p: dict[str, object], x: float, y: float) -> None:
+    """The hand as card backs (their faces are hidden) with how they are split."""
+    size = num(p.get("hand_size"))
+    for i in range(min(size, 10)):
+        svg.rect(x + i * 9, y, 14, 20, "a card in hand (face hidden)", fill="#3E6A8A",
+                 stroke="#fff", rx="2")  # fmt: skip
+    parts = [
+        f"{num(p.get(key))} {word}"
+        for key, word in (
+            ("selected_count", "selected"),
+            ("face_down_count", "face-down"),
+            ("opportunity_count", "opportunity"),
+        )
+        if key in p
+    ]
+    split = f" ({', '.join(parts)})" if parts else ""
+    svg.text(x + min(size, 10) * 9 + 12, y + 15, f"{size} cards in hand{split}", font_size="12")
+
+
+def _status(svg: Svg, p: dict[str, object], x: float, y: float) -> None:
+    """Jail (bars), jail next year, and the action cards played this year."""
+    cx = x
+    for key, label in (("jailed", "in jail"), ("jailed_next_year", "jail next year")):
+        if p.get(key):
+            svg.rect(cx, y + 2, 16, 16, label, fill="#fff", stroke="#000")
+            for b in range(3):
+                svg.rect(cx + 3 + b * 4.5, y + 2, 1.5, 16, None, fill="#000")
+            svg.text(cx + 20, y + 15, label, font_size="12", font_weight="bold")
+            cx += 30 + 7 * len(label)
+    played = [card_name(str(c)) for c in as_list(p.get("played"))]
+    if played:
+        svg.text(cx, y + 15, "played: " + ", ".join(played), font_size="12", fill="#7B1FA2")
+    elif cx == x:
+        svg.text(cx, y + 15, "no action card played this year", font_size="12", fill="#555")
