@@ -2,11 +2,12 @@
 
 Not a test: run it by hand after changing the board, then look at the pictures::
 
-    .venv/bin/python -m tests.web.shots_farmaria [--state farmaria-2p:middle] [--out DIR]
+    .venv/bin/python -m tests.web.shots_farmaria [--state states/farmaria-2p:middle] [--out DIR]
 
-It renders a recorded public state (tests/web/states/) with the site's own frame template
-and stylesheet into a standalone page, as the replay page shows it, and screenshots that
-page with headless Chromium at 1280 and 390 pixels wide (the whole page height).
+It renders a recorded public state (by default tests/web/golden/farmaria-rich-state.json,
+a mid-game state whose farms have stables, animals and a full field) with the site's own
+frame template and stylesheet into a standalone page, as the replay page shows it, and
+screenshots that page with headless Chromium at 1280 and 390 pixels wide (the whole page).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from tests.web.browser import ROOT, missing_reason, new_driver
 from web import render
 
-STATES = ROOT / "tests" / "web" / "states"
+HERE = ROOT / "tests" / "web"
 WIDTHS = {"desktop": 1280, "phone": 390}
 
 
@@ -37,7 +38,7 @@ def page(state: dict[str, object], title: str) -> str:
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{title}</title><style>{css}</style></head><body><main id=\"main\">"
+        f'<title>{title}</title><style>{css}</style></head><body><main id="main">'
         f"<h1>{title}</h1>{body}</main></body></html>"
     )
 
@@ -58,9 +59,13 @@ def shoot(html: str, out: Path) -> list[Path]:
                 # A window cannot outgrow the screen: size the page by the device metrics.
                 driver.execute_cdp_cmd(  # type: ignore[attr-defined]
                     "Emulation.setDeviceMetricsOverride",
-                    {"width": width, "height": int(height), "deviceScaleFactor": 1,
-                     "mobile": name == "phone"},
-                )  # fmt: skip
+                    {
+                        "width": width,
+                        "height": int(height),
+                        "deviceScaleFactor": 1,
+                        "mobile": name == "phone",
+                    },
+                )
                 target = out / f"board-farmaria-{name}.png"
                 driver.save_screenshot(str(target))  # type: ignore[attr-defined]
                 saved.append(target)
@@ -72,14 +77,18 @@ def shoot(html: str, out: Path) -> list[Path]:
 def main() -> None:
     """Parse the arguments, render the state, save the screenshots."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--state", default="farmaria-2p:middle", help="file stem:when")
+    parser.add_argument(
+        "--state",
+        default="golden/farmaria-rich-state:rich",
+        help="file (under tests/web/, no .json):when",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     args = parser.parse_args()
     reason = missing_reason()
     if reason:
         raise SystemExit(reason)
     stem, when = args.state.split(":")
-    doc = json.loads((STATES / f"{stem}.json").read_text())
+    doc = json.loads((HERE / f"{stem}.json").read_text())
     state = doc["states"][when]
     title = f"Farmaria, {doc['players']} players, year {state['year']} (recorded {when} state)"
     for target in shoot(page(state, title), args.out):

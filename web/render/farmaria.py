@@ -56,8 +56,19 @@ DRAWN = frozenset(
     }
 )
 #: Keys of the pending decision drawn on the table when the state has them.
-TABLE_KEYS = ("thief", "animal", "field", "stable", "lot", "high_bid", "high_bidder",
-              "passed", "bidder", "placing", "relocating")  # fmt: skip
+TABLE_KEYS = (
+    "thief",
+    "animal",
+    "field",
+    "stable",
+    "lot",
+    "high_bid",
+    "high_bidder",
+    "passed",
+    "bidder",
+    "placing",
+    "relocating",
+)
 WIDTH = 800
 CHARACTERS = {c.id: c for c in data.CHARACTERS}
 
@@ -101,9 +112,11 @@ def _table(svg: Svg, decision: dict[str, object], order: list[object], y: float)
     if "thief" in decision:
         where = num(decision.get("stable"))
         place = f"stable {where + 1}" if where >= 0 else "outside"
-        notes.append(f"seat {num(decision['thief'])} is stealing a {decision.get('animal')} "
-                     f"from field {num(decision.get('field')) + 1} ({place}) of seat "
-                     f"{num(decision.get('player'))}, ringed in red")  # fmt: skip
+        notes.append(
+            f"seat {num(decision['thief'])} is stealing a {decision.get('animal')} "
+            f"from field {num(decision.get('field')) + 1} ({place}) of seat "
+            f"{num(decision.get('player'))}, ringed in red"
+        )
     if "placing" in decision:
         notes.append(f"placing a {decision['placing']}")
     if "relocating" in decision:
@@ -114,11 +127,14 @@ def _table(svg: Svg, decision: dict[str, object], order: list[object], y: float)
         svg.text(8, ly + 15, "Auction lot:", font_size="12", font_weight="bold")
         lot(svg, decision["lot"], 90, ly)
         bidder = opt_seat(decision.get("high_bidder"))
-        lines = [f"high bid {num(decision.get('high_bid'))}"
-                 + (f" by seat {bidder}" if bidder is not None else " (no bid yet)")]  # fmt: skip
+        lines = [
+            f"high bid {num(decision.get('high_bid'))}"
+            + (f" by seat {bidder}" if bidder is not None and bidder >= 0 else " (no bid yet)")
+        ]
         if "bidder" in decision:
             lines.append(f"seat {num(decision['bidder'])} to bid")
-        passed = [str(num(s)) for s in as_list(decision.get("passed"))]
+        # one flag per seat: has it left the bidding
+        passed = [str(i) for i, out in enumerate(as_list(decision.get("passed"))) if out]
         lines.append("passed: " + (", ".join(f"seat {s}" for s in passed) or "nobody"))
         for i, line in enumerate(lines):
             svg.text(90 + CARD_W + 12, ly + 20 + i * 18, line, font_size="12")
@@ -149,8 +165,11 @@ def draw(state: dict[str, object]) -> Frame:
     svg = Svg(WIDTH, 0, "Farmaria board")
     end = data.END_CONDITIONS.get(len(players))
     years = f" of {end.years}" if end else ""
-    header(svg, f"Year {num(state.get('year'))}{years} · {decision.get('kind', '')}",
-           opt_seat(decision.get("player")))  # fmt: skip
+    header(
+        svg,
+        f"Year {num(state.get('year'))}{years} · {decision.get('kind', '')}",
+        opt_seat(decision.get("player")),
+    )
     y = 36.0
     _table(svg, decision, as_list(state.get("turn_order")), y)
     y += table_h

@@ -8,6 +8,7 @@ inside them, and the animals, trees and tractor standing outside below them.
 
 from __future__ import annotations
 
+from games.farmaria import data
 from web.render.common import as_dict, as_list, num, seat_label
 from web.render.svg import Svg
 
@@ -25,7 +26,10 @@ TOKENS: dict[str, tuple[str, str, str, str]] = {
     "bull": ("Bu", "#5D4037", "#fff", "animal"),
     "horse": ("Ho", "#8E44AD", "#fff", "animal"),
 }
-FIELD_W, FIELD_H, TOKEN = 152, 116, 22
+FIELD_W, FIELD_H, TOKEN = 152, 118, 22
+#: Room (in half-spaces, as the printed cards count it) of the goods and of a field.
+HALF_SPACE = {g.id: g.half_space for g in data.GOODS}
+STABLE_HALF, FIELD_HALF = HALF_SPACE["stable"], data.FIELD_HALF_SPACES
 FIELDS_PER_ROW = 5
 PANEL_TOP = 62  # the panel's two lines of figures above its fields
 
@@ -57,53 +61,91 @@ def field_goods(field: dict[str, object]) -> list[str]:
 def draw_field(
     svg: Svg, field: dict[str, object], x: float, y: float, name: str, mark: int | None = None
 ) -> None:
-    """One field at (x, y): stables as barns with their animals, then the goods outside.
+    """One field at (x, y): stables as barns with their animals, then the goods outside,
+    and the field's room in use. A group per field (``data-field``) and per stable
+    (``data-stable``) keeps the drawing addressable.
 
     ``mark`` is the index into the field's goods (as :func:`field_goods` orders them) to ring
     in red: the animal a pending theft is after."""
     stables = [[str(a) for a in as_list(s)] for s in as_list(field.get("stables"))]
     outside = [str(a) for a in as_list(field.get("outside"))]
-    full = bool(field.get("full"))
     tip = f"{name}: {len(stables)} stable(s); " + (", ".join(field_goods(field)) or "empty")
     svg.rect(x, y, FIELD_W - 6, FIELD_H, tip, fill="#E8F3D6", stroke="#5A7D2A", rx="4")
     svg.text(x + 5, y + 15, name, font_size="12", font_weight="bold")
-    if full:
+    if field.get("full"):
         svg.rect(x + FIELD_W - 70, y + 3, 60, 16, f"{name} is full: +1 VP", fill="#5A7D2A", rx="3")
-        svg.text(x + FIELD_W - 40, y + 15, "full +1", font_size="12", text_anchor="middle",
-                 fill="#fff")  # fmt: skip
+        svg.text(
+            x + FIELD_W - 40, y + 15, "full +1", font_size="12", text_anchor="middle", fill="#fff"
+        )
+    used = STABLE_HALF * len(stables) + sum(HALF_SPACE.get(g, 2) for g in outside)
+    svg.text(
+        x + FIELD_W - 11,
+        y + FIELD_H - 5,
+        f"{_half(used)}/{FIELD_HALF // 2} spaces",
+        font_size="12",
+        text_anchor="end",
+        fill="#3B5A1A",
+    )
     index = 0
     cy = y + 20
     for s, animals in enumerate(stables):
         bx = x + 4 + s * 47
-        svg.el("polygon", f"{name}, stable {s + 1}",
-               points=f"{bx},{cy + 10} {bx + 22},{cy} {bx + 44},{cy + 10}",
-               fill="#8D6E63", stroke="#4E342E")  # fmt: skip
-        svg.rect(bx, cy + 10, 44, 48, f"{name}, stable {s + 1}: " + (", ".join(animals) or "empty"),
-                 fill="#EFE0D0", stroke="#4E342E")  # fmt: skip
+        svg.open("g", class_="stable", data_stable=s)
+        svg.el(
+            "polygon",
+            f"{name}, stable {s + 1}",
+            points=f"{bx},{cy + 10} {bx + 22},{cy} {bx + 44},{cy + 10}",
+            fill="#8D6E63",
+            stroke="#4E342E",
+        )
+        svg.rect(
+            bx,
+            cy + 10,
+            44,
+            48,
+            f"{name}, stable {s + 1}: " + (", ".join(animals) or "empty"),
+            fill="#EFE0D0",
+            stroke="#4E342E",
+        )
         for i, animal in enumerate(animals[:4]):
             tx, ty = bx + 1 + (i % 2) * 21, cy + 12 + (i // 2) * 23
             _placed(svg, animal, tx, ty, index == mark, f"{animal} in stable {s + 1} of {name}")
             index += 1
         index += len(animals[4:])
+        svg.close("g")
     if stables:
         cy += 62
+    svg.open("g", class_="outside")
     for i, good in enumerate(outside):
         row, col = divmod(i, 6)
         tx, ty = x + 4 + col * 23.5, cy + row * 24
-        if ty + TOKEN > y + FIELD_H:
-            svg.text(x + FIELD_W - 12, y + FIELD_H - 4, f"+{len(outside) - i}", font_size="12",
-                     text_anchor="end")  # fmt: skip
+        if ty + TOKEN > y + FIELD_H - 18:  # the room line stays clear
+            svg.text(x + 5, y + FIELD_H - 5, f"+{len(outside) - i} more", font_size="12")
             break
         _placed(svg, good, tx, ty, index == mark, f"{good} outside on {name}")
         index += 1
+    svg.close("g")
     if not stables and not outside:
         svg.text(x + 5, y + 40, "empty", font_size="12", fill="#555")
 
 
+def _half(halves: int) -> str:
+    """Half-spaces as spaces: 9 -> "4½"."""
+    return f"{halves // 2}{'½' if halves % 2 else ''}"
+
+
 def _placed(svg: Svg, good: str, x: float, y: float, marked: bool, tip: str) -> None:
     if marked:
-        svg.el("circle", "the animal the thief is after", cx=x + TOKEN / 2, cy=y + TOKEN / 2,
-               r=TOKEN / 2 + 4, fill="none", stroke="#D00000", stroke_width="3")  # fmt: skip
+        svg.el(
+            "circle",
+            "the animal the thief is after",
+            cx=x + TOKEN / 2,
+            cy=y + TOKEN / 2,
+            r=TOKEN / 2 + 4,
+            fill="none",
+            stroke="#D00000",
+            stroke_width="3",
+        )
     token(svg, good, x, y, tip)
 
 
@@ -130,6 +172,7 @@ def draw_panel(
 
     ``theft`` is (field, goods index) of the animal a pending theft targets on this farm."""
     h = panel_height(p)
+    svg.open("g", class_="seat", data_seat=seat)
     svg.rect(2, y, width - 4, h - 4, f"seat {seat}", fill="#fff", stroke="#999")
     character = str(p.get("character") or "no character yet")
     vp = num(p.get("vp"))
@@ -146,31 +189,56 @@ def draw_panel(
         row, col = divmod(i, FIELDS_PER_ROW)
         mark = theft[2] if theft is not None and theft[1] == i else None
         fx, fy = 8 + col * FIELD_W, y + PANEL_TOP + row * (FIELD_H + 6)
+        svg.open("g", class_="field", data_field=i)
         draw_field(svg, field, fx, fy, f"Field {i + 1}", mark)
+        svg.close("g")
+    svg.close("g")
 
 
 def _money(svg: Svg, p: dict[str, object], x: float, y: float) -> None:
     """Wallet (a coin), debt (a red note) and Defamation cards (black cards)."""
     wallet, debt, defam = num(p.get("wallet")), num(p.get("debt")), num(p.get("defamations"))
-    svg.el("circle", f"wallet: {wallet} coins", cx=x + 8, cy=y + 8, r=8, fill="#F4C430",
-           stroke="#8A6D00")  # fmt: skip
+    svg.el(
+        "circle",
+        f"wallet: {wallet} coins",
+        cx=x + 8,
+        cy=y + 8,
+        r=8,
+        fill="#F4C430",
+        stroke="#8A6D00",
+    )
     svg.text(x + 20, y + 13, f"wallet {wallet}", font_size="12")
-    svg.rect(x + 90, y, 16, 16, f"debt: {debt} coins", fill="#FDE2E2" if debt else "#f4f4f4",
-             stroke="#B00020" if debt else "#999")  # fmt: skip
-    svg.text(x + 110, y + 13, f"debt {debt}", font_size="12",
-             fill="#B00020" if debt else "#000")  # fmt: skip
+    svg.rect(
+        x + 90,
+        y,
+        16,
+        16,
+        f"debt: {debt} coins",
+        fill="#FDE2E2" if debt else "#f4f4f4",
+        stroke="#B00020" if debt else "#999",
+    )
+    svg.text(x + 110, y + 13, f"debt {debt}", font_size="12", fill="#B00020" if debt else "#000")
     for i in range(min(defam, 5)):
         svg.rect(x + 175 + i * 5, y, 12, 16, "a Defamation card", fill="#222", stroke="#fff")
-    svg.text(x + 195 + min(defam, 5) * 5, y + 13, f"defamations {defam} (−{defam} VP)",
-             font_size="12")  # fmt: skip
+    svg.text(
+        x + 195 + min(defam, 5) * 5, y + 13, f"defamations {defam} (−{defam} VP)", font_size="12"
+    )
 
 
 def _hand(svg: Svg, p: dict[str, object], x: float, y: float) -> None:
     """The hand as card backs (their faces are hidden) with how they are split."""
     size = num(p.get("hand_size"))
     for i in range(min(size, 10)):
-        svg.rect(x + i * 9, y, 14, 20, "a card in hand (face hidden)", fill="#3E6A8A",
-                 stroke="#fff", rx="2")  # fmt: skip
+        svg.rect(
+            x + i * 9,
+            y,
+            14,
+            20,
+            "a card in hand (face hidden)",
+            fill="#3E6A8A",
+            stroke="#fff",
+            rx="2",
+        )
     parts = [
         f"{num(p.get(key))} {word}"
         for key, word in (
