@@ -21,8 +21,9 @@ from __future__ import annotations
 from games.farmaria import data
 from web.render import Frame, register
 from web.render.common import as_dict, as_list, header, num, opt_seat
+from web.render.farmaria_events import piles
 from web.render.farmaria_farm import TOKENS, draw_panel, panel_height, token
-from web.render.farmaria_table import CARD_H, CARD_W, lot, market, piles, tracks
+from web.render.farmaria_table import CARD_H, CARD_W, lot, market, tracks
 from web.render.svg import Svg
 
 DRAWN = frozenset(

@@ -26,7 +26,7 @@ TOKENS: dict[str, tuple[str, str, str, str]] = {
     "bull": ("Bu", "#5D4037", "#fff", "animal"),
     "horse": ("Ho", "#8E44AD", "#fff", "animal"),
 }
-FIELD_W, FIELD_H, TOKEN = 152, 118, 22
+FIELD_W, FIELD_H, TOKEN = 152, 108, 22
 #: Room (in half-spaces, as the printed cards count it) of the goods and of a field.
 HALF_SPACE = {g.id: g.half_space for g in data.GOODS}
 STABLE_HALF, FIELD_HALF = HALF_SPACE["stable"], data.FIELD_HALF_SPACES
@@ -78,14 +78,11 @@ def draw_field(
             x + FIELD_W - 40, y + 15, "full +1", font_size="12", text_anchor="middle", fill="#fff"
         )
     used = STABLE_HALF * len(stables) + sum(HALF_SPACE.get(g, 2) for g in outside)
-    svg.text(
-        x + FIELD_W - 11,
-        y + FIELD_H - 5,
-        f"{_half(used)}/{FIELD_HALF // 2} spaces",
-        font_size="12",
-        text_anchor="end",
-        fill="#3B5A1A",
-    )
+    room = f"{_half(used)}/{FIELD_HALF // 2}"
+    svg.open("g", class_="room")
+    svg.el("title", f"{room} spaces in use")
+    svg.text(x + 56, y + 15, room, font_size="12", fill="#3B5A1A")
+    svg.close("g")
     index = 0
     cy = y + 20
     for s, animals in enumerate(stables):
@@ -116,12 +113,13 @@ def draw_field(
     if stables:
         cy += 62
     svg.open("g", class_="outside")
+    # Six tokens a row; a crowded field (hens take half a space) packs its rows tighter.
+    rows = max(1, int((y + FIELD_H - cy) // 24))
+    per_row = max(6, -(-len(outside) // rows))
+    gap = min(23.5, (FIELD_W - 10 - TOKEN) / (per_row - 1))
     for i, good in enumerate(outside):
-        row, col = divmod(i, 6)
-        tx, ty = x + 4 + col * 23.5, cy + row * 24
-        if ty + TOKEN > y + FIELD_H - 18:  # the room line stays clear
-            svg.text(x + 5, y + FIELD_H - 5, f"+{len(outside) - i} more", font_size="12")
-            break
+        row, col = divmod(i, per_row)
+        tx, ty = x + 4 + col * gap, cy + row * 24
         _placed(svg, good, tx, ty, index == mark, f"{good} outside on {name}")
         index += 1
     svg.close("g")
