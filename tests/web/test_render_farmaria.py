@@ -97,10 +97,12 @@ def test_animals_stand_in_their_stables_and_fields() -> None:
     outside = next(g for g in field.iter(f"{NS}g") if g.get("class") == "outside")
     assert texts(outside) == ["Ap", "Co"]
     assert "sheep in stable 2 of Field 1" in tips(field)
-    # Seat 1's first field is full and says so; stables and goods take 2 + 4 spaces.
+    # Seat 1's first field is full and says so: a bull and a cow in its stable, four trees.
     full = group(root, seat=1, field=0)
     assert "full +1" in texts(full) and "6/6" in texts(full)
-    assert "6/6 spaces in use" in tips(full)
+    assert "6/6 spaces covered (6 covered: the field is full, +1 VP)" in tips(full)
+    # Seat 2's has no room left outside, but its stables are not filled: not full.
+    assert "5½/6" in texts(field) and "full +1" not in texts(field)
     assert "Field 1 is full: +1 VP" in tips(full)
 
 

@@ -154,6 +154,13 @@ def _legend(svg: Svg, y: float) -> None:
         else:
             token(svg, good, x, ty)
         svg.text(x + 27, ty + 16, name, font_size="12")
+    svg.text(
+        70,
+        y + 72,
+        "On a field, n/6: the spaces its goods cover (a stable's spaces count only by the "
+        "animals inside); all 6 covered: full, +1 VP.",
+        font_size="12",
+    )
 
 
 @register("farmaria")
@@ -187,6 +194,6 @@ def draw(state: dict[str, object]) -> Frame:
         y += panel_height(p)
         scores.append(float(num(p.get("vp"))))
     _legend(svg, y + 4)
-    svg.height = int(y + 64)
+    svg.height = int(y + 86)
     drawn = DRAWN | {f"decision.{k}" for k in TABLE_KEYS if k in decision}
     return Frame(svg.markup(), drawn, tuple(scores))

@@ -29,7 +29,7 @@ TOKENS: dict[str, tuple[str, str, str, str]] = {
 FIELD_W, FIELD_H, TOKEN = 152, 108, 22
 #: Room (in half-spaces, as the printed cards count it) of the goods and of a field.
 HALF_SPACE = {g.id: g.half_space for g in data.GOODS}
-STABLE_HALF, FIELD_HALF = HALF_SPACE["stable"], data.FIELD_HALF_SPACES
+FIELD_HALF = data.FIELD_HALF_SPACES
 FIELDS_PER_ROW = 5
 PANEL_TOP = 62  # the panel's two lines of figures above its fields
 
@@ -77,10 +77,11 @@ def draw_field(
         svg.text(
             x + FIELD_W - 40, y + 15, "full +1", font_size="12", text_anchor="middle", fill="#fff"
         )
-    used = STABLE_HALF * len(stables) + sum(HALF_SPACE.get(g, 2) for g in outside)
+    # FM-FARM-8: a stable's spaces are covered only by the animals inside it
+    used = sum(HALF_SPACE.get(g, 2) for g in field_goods(field))
     room = f"{_half(used)}/{FIELD_HALF // 2}"
     svg.open("g", class_="room")
-    svg.el("title", f"{room} spaces in use")
+    svg.el("title", f"{room} spaces covered (6 covered: the field is full, +1 VP)")
     svg.text(x + 56, y + 15, room, font_size="12", fill="#3B5A1A")
     svg.close("g")
     index = 0
