@@ -26,14 +26,14 @@ HERE = ROOT / "tests" / "web"
 WIDTHS = {"desktop": 1280, "phone": 390}
 
 
-def page(state: dict[str, object], title: str) -> str:
+def page(state: dict[str, object], title: str, css_path: Path) -> str:
     """A standalone replay-like page of one state, with the site's stylesheet inlined."""
     env = Environment(
         loader=FileSystemLoader(ROOT / "web" / "templates"), autoescape=select_autoescape()
     )
     frame = env.get_template("_frame.html").module.frame  # type: ignore[attr-defined]
     rendered = render.render("farmaria", state)
-    css = (ROOT / "web" / "static" / "style.css").read_text()
+    css = css_path.read_text()
     body = frame(0, 0, rendered, None, None)
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
@@ -83,6 +83,7 @@ def main() -> None:
         help="file (under tests/web/, no .json):when",
     )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--css", type=Path, default=ROOT / "web" / "static" / "style.css")
     args = parser.parse_args()
     reason = missing_reason()
     if reason:
@@ -91,7 +92,7 @@ def main() -> None:
     doc = json.loads((HERE / f"{stem}.json").read_text())
     state = doc["states"][when]
     title = f"Farmaria, {doc['players']} players, year {state['year']} (recorded {when} state)"
-    for target in shoot(page(state, title), args.out):
+    for target in shoot(page(state, title, args.css), args.out):
         print(target)
 
 

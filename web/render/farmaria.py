@@ -18,6 +18,8 @@ and per seat ``turn_passed``, ``gift_pending``, ``evaded_last_year`` and ``audit
 
 from __future__ import annotations
 
+from markupsafe import Markup
+
 from games.farmaria import data
 from web.render import Frame, register
 from web.render.common import as_dict, as_list, header, num, opt_seat
@@ -196,4 +198,11 @@ def draw(state: dict[str, object]) -> Frame:
     _legend(svg, y + 4)
     svg.height = int(y + 86)
     drawn = DRAWN | {f"decision.{k}" for k in TABLE_KEYS if k in decision}
-    return Frame(svg.markup(), drawn, tuple(scores))
+    return Frame(_sized(svg), drawn, tuple(scores))
+
+
+def _sized(svg: Svg) -> Markup:
+    """The document with its natural size beside its viewBox: a page may draw it one to one
+    (12 px text stays 12 px) and still shrink it to a narrower column by CSS."""
+    doc = str(svg.markup())
+    return Markup(doc.replace("<svg ", f'<svg width="{svg.width}" height="{svg.height}" ', 1))
