@@ -46,6 +46,7 @@ def page(state: dict[str, object], title: str, css_path: Path) -> str:
 def shoot(html: str, out: Path) -> list[Path]:
     """Screenshots of ``html`` at each width, the window as tall as the page."""
     saved = []
+    out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "board.html"
         path.write_text(html)

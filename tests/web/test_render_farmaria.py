@@ -156,11 +156,13 @@ def test_seat_panels_show_money_hand_backs_jail_and_played_cards() -> None:
     seat = group(draw(s), seat=1)
     words = texts(seat)
     assert "wallet 36" in words and "debt 7" in words and "defamations 2 (−2 VP)" in words
-    assert "in jail" in words and "played: animal thief, vet" in words
+    assert "in jail" in words and "jail next year" not in words
+    assert words[words.index("played:") + 1 :][:2] == ["animal thief", "vet"]
+    assert "animal thief: played this year" in tips(seat)
     assert "Seat 1 · michalis · 23 VP" in words and "income 5/year" in words
     # the hand is card backs only, as many as its size; its cards' names are not public
     assert tips(seat).count("a card in hand (face hidden)") == p["hand_size"]
-    assert "3 cards in hand (2 selected, 1 face-down, 0 opportunity)" in words
+    assert "3 in hand: 2 selected, 1 face-down, 0 opportunity" in words
 
 
 def test_a_theft_rings_the_animal_it_is_after() -> None:

@@ -26,12 +26,14 @@ TOKENS: dict[str, tuple[str, str, str, str]] = {
     "bull": ("Bu", "#5D4037", "#fff", "animal"),
     "horse": ("Ho", "#8E44AD", "#fff", "animal"),
 }
-FIELD_W, FIELD_H, TOKEN = 152, 108, 22
+FIELD_W, FIELD_H, TOKEN = 152, 118, 22
 #: Room (in half-spaces, as the printed cards count it) of the goods and of a field.
 HALF_SPACE = {g.id: g.half_space for g in data.GOODS}
 FIELD_HALF = data.FIELD_HALF_SPACES
 FIELDS_PER_ROW = 5
-PANEL_TOP = 62  # the panel's two lines of figures above its fields
+PANEL_TOP = 62  # the panel's two lines of figures above its fields (a third if they wrap)
+STATUS_X, PANEL_RIGHT = 430, 790
+JAIL = (("jailed", "in jail"), ("jailed_next_year", "jail next year"))
 
 
 def token(svg: Svg, good: str, x: float, y: float, tip: str | None = None) -> None:
@@ -111,21 +113,33 @@ def draw_field(
             index += 1
         index += len(animals[4:])
         svg.close("g")
-    if stables:
-        cy += 62
     svg.open("g", class_="outside")
-    # Six tokens a row; a crowded field (hens take half a space) packs its rows tighter.
-    rows = max(1, int((y + FIELD_H - cy) // 24))
-    per_row = max(6, -(-len(outside) // rows))
-    gap = min(23.5, (FIELD_W - 10 - TOKEN) / (per_row - 1))
+    slots = _outside_slots(len(stables))
     for i, good in enumerate(outside):
-        row, col = divmod(i, per_row)
-        tx, ty = x + 4 + col * gap, cy + row * 24
+        if i >= len(slots):  # more than a field can hold: never in a legal state
+            svg.text(
+                x + FIELD_W - 12,
+                y + FIELD_H - 4,
+                f"+{len(outside) - i}",
+                font_size="12",
+                text_anchor="end",
+            )
+            break
+        col, row = slots[i]
+        tx, ty = x + 4 + col * 23.5, y + 20 + row * 24
         _placed(svg, good, tx, ty, index == mark, f"{good} outside on {name}")
         index += 1
     svg.close("g")
     if not stables and not outside:
         svg.text(x + 5, y + 40, "empty", font_size="12", fill="#555")
+
+
+def _outside_slots(stables: int) -> list[tuple[int, int]]:
+    """The (column, row) cells for goods outside, in reading order: six columns and four
+    rows, less the two columns by three rows each stable stands on."""
+    return [
+        (col, row) for row in range(4) for col in range(6) if not (row < 3 and col < 2 * stables)
+    ]
 
 
 def _half(halves: int) -> str:
@@ -155,7 +169,12 @@ def farm_rows(farm: list[object]) -> int:
 
 def panel_height(player: dict[str, object]) -> float:
     """The height of one seat's panel."""
-    return PANEL_TOP + farm_rows(as_list(player.get("farm"))) * (FIELD_H + 6) + 4
+    return _top(player) + farm_rows(as_list(player.get("farm"))) * (FIELD_H + 6) + 4
+
+
+def _top(player: dict[str, object]) -> float:
+    """Where the fields start: below the figures and each wrapped line of badges."""
+    return PANEL_TOP + 22 * max(line for *_, line in _status_items(player))
 
 
 def draw_panel(
@@ -180,14 +199,15 @@ def draw_panel(
         svg.text(250, y + 19, f"income {income}/year", font_size="12", fill="#444")
     _money(svg, p, 370, y + 6)
     _hand(svg, p, 8, y + 32)
-    _status(svg, p, 450, y + 32)
+    _status(svg, p, y + 32)
+    top = _top(p)
     farm = [as_dict(f) for f in as_list(p.get("farm"))]
     if not farm:
-        svg.text(12, y + PANEL_TOP + 16, "no fields yet", font_size="12", fill="#555")
+        svg.text(12, y + top + 16, "no fields yet", font_size="12", fill="#555")
     for i, field in enumerate(farm):
         row, col = divmod(i, FIELDS_PER_ROW)
         mark = theft[2] if theft is not None and theft[1] == i else None
-        fx, fy = 8 + col * FIELD_W, y + PANEL_TOP + row * (FIELD_H + 6)
+        fx, fy = 8 + col * FIELD_W, y + top + row * (FIELD_H + 6)
         svg.open("g", class_="field", data_field=i)
         draw_field(svg, field, fx, fy, f"Field {i + 1}", mark)
         svg.close("g")
@@ -227,9 +247,10 @@ def _money(svg: Svg, p: dict[str, object], x: float, y: float) -> None:
 def _hand(svg: Svg, p: dict[str, object], x: float, y: float) -> None:
     """The hand as card backs (their faces are hidden) with how they are split."""
     size = num(p.get("hand_size"))
-    for i in range(min(size, 10)):
+    backs = min(size, 12)  # the count is in the text beside them
+    for i in range(backs):
         svg.rect(
-            x + i * 9,
+            x + i * 6,
             y,
             14,
             20,
@@ -247,22 +268,52 @@ def _hand(svg: Svg, p: dict[str, object], x: float, y: float) -> None:
         )
         if key in p
     ]
-    split = f" ({', '.join(parts)})" if parts else ""
-    svg.text(x + min(size, 10) * 9 + 12, y + 15, f"{size} cards in hand{split}", font_size="12")
+    split = f": {', '.join(parts)}" if parts else ""
+    svg.text(x + backs * 6 + 14, y + 15, f"{size} in hand{split}", font_size="12")
 
 
-def _status(svg: Svg, p: dict[str, object], x: float, y: float) -> None:
-    """Jail (bars), jail next year, and the action cards played this year."""
-    cx = x
-    for key, label in (("jailed", "in jail"), ("jailed_next_year", "jail next year")):
-        if p.get(key):
-            svg.rect(cx, y + 2, 16, 16, label, fill="#fff", stroke="#000")
-            for b in range(3):
-                svg.rect(cx + 3 + b * 4.5, y + 2, 1.5, 16, None, fill="#000")
-            svg.text(cx + 20, y + 15, label, font_size="12", font_weight="bold")
-            cx += 30 + 7 * len(label)
+def _status_items(p: dict[str, object]) -> list[tuple[str, str, float, int]]:
+    """The jail badges and played action cards of a panel as (kind, label, x, line): laid
+    out from STATUS_X on the hand's line, wrapping onto a third line of the panel."""
+    items = [("jail", label) for key, label in JAIL if p.get(key)]
     played = [card_name(str(c)) for c in as_list(p.get("played"))]
     if played:
-        svg.text(cx, y + 15, "played: " + ", ".join(played), font_size="12", fill="#7B1FA2")
-    elif cx == x:
-        svg.text(cx, y + 15, "no action card played this year", font_size="12", fill="#555")
+        items += [("label", "played:")] + [("card", name) for name in played]
+    elif not items:
+        items = [("label", "no action card played this year")]
+    widths = [7 * len(label) + {"jail": 30, "label": 6, "card": 16}[kind] for kind, label in items]
+    out, x, line = [], float(STATUS_X), 0
+    for i, (kind, label) in enumerate(items):
+        width = widths[i]
+        # "played:" moves on with the first card rather than stay behind alone
+        need = width + (widths[i + 1] if label == "played:" and i + 1 < len(items) else 0)
+        if x + need > PANEL_RIGHT and x > 8:
+            x, line = 8, line + 1
+        out.append((kind, label, x, line))
+        x += width
+    return out
+
+
+def _status(svg: Svg, p: dict[str, object], y: float) -> None:
+    """Jail (bars), jail next year, and the action cards played this year (face up)."""
+    for kind, label, x, line in _status_items(p):
+        ty = y + line * 22
+        if kind == "jail":
+            svg.rect(x, ty + 2, 16, 16, label, fill="#fff", stroke="#000")
+            for b in range(3):
+                svg.rect(x + 3 + b * 4.5, ty + 2, 1.5, 16, None, fill="#000")
+            svg.text(x + 20, ty + 15, label, font_size="12", font_weight="bold")
+        elif kind == "card":
+            svg.rect(
+                x,
+                ty + 1,
+                7 * len(label) + 10,
+                18,
+                f"{label}: played this year",
+                fill="#F3E5F5",
+                stroke="#7B1FA2",
+                rx="3",
+            )
+            svg.text(x + 5, ty + 15, label, font_size="12", fill="#4A148C")
+        else:
+            svg.text(x, ty + 15, label, font_size="12", fill="#555")

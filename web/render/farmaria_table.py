@@ -90,7 +90,7 @@ def market(svg: Svg, state: dict[str, object], y: float) -> float:
     svg.text(8, y + 15, "Common Market", font_size="13", font_weight="bold")
     stacks = [as_dict(s) for s in as_list(state.get("market"))]
     marker = num(state.get("marker"))
-    top = y + 22
+    top = y + 30  # room for the cards stacked under the top ones
     for pos in range(data.CM_POSITIONS):
         x = 8 + pos * SLOT_W
         svg.open("g", class_="position", data_position=pos + 1)
@@ -121,7 +121,7 @@ def market(svg: Svg, state: dict[str, object], y: float) -> float:
         if pos + 1 == marker:
             _basket(svg, x + CARD_W / 2 + 14, top + CARD_H + 11)
         svg.close("g")
-    return 22 + CARD_H + 24
+    return 30 + CARD_H + 24
 
 
 def _stack(svg: Svg, s: dict[str, object], x: float, y: float, pos: int) -> None:
