@@ -9,11 +9,13 @@ from __future__ import annotations
 import copy
 import json
 import os
+import random
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
+import games
 from web import render
 
 HERE = Path(__file__).parent
@@ -29,6 +31,17 @@ CASES = {
 }
 #: The engine's bookkeeping: the only leaves left as text beside the board.
 BOOKKEEPING = {"turn_passed", "gift_pending", "evaded_last_year", "audit_fine"}
+#: The sums a pending 4a payment question is about (also text).
+PAYMENT = {
+    "tax_due",
+    "audit_fine",
+    "upkeep_due",
+    "loan",
+    "loan_interest",
+    "payment_due",
+    "shortfall",
+    "borrow_interest",
+}
 
 
 def state(name: str) -> dict[str, object]:
@@ -79,13 +92,55 @@ def test_every_text_is_at_least_12px_and_the_board_keeps_its_viewbox(name: str) 
     assert sizes and min(sizes) >= 12
 
 
+def only_bookkeeping_listed(s: dict[str, object]) -> None:
+    for path, _ in render.render("farmaria", s).text:
+        parts = path.split(".")
+        if parts[0] == "decision":
+            assert parts[1] == "active" or parts[1] in PAYMENT, path
+        else:
+            assert parts[0] == "players" and parts[2] in BOOKKEEPING, path
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_only_the_engines_bookkeeping_stays_text(name: str) -> None:
-    s = state(name)
-    listed = {path for path, _ in render.render("farmaria", s).text}
-    for path in listed:
-        parts = path.split(".")
-        assert parts[-1] in BOOKKEEPING or parts[:2] == ["decision", "active"], path
+    only_bookkeeping_listed(state(name))
+
+
+def test_a_payment_questions_sums_stay_text() -> None:
+    s = state("2p-middle")
+    s["decision"] = {
+        "kind": "pay_4a",
+        "player": 0,
+        "active": 0,
+        "tax_due": 3,
+        "audit_fine": 0,
+        "upkeep_due": 2,
+        "payment_due": 5,
+        "shortfall": 0,
+        "borrow_interest": 0,
+    }
+    listed = dict(render.render("farmaria", s).text)
+    assert listed["decision.payment_due"] == "5" and listed["decision.tax_due"] == "3"
+    only_bookkeeping_listed(s)
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (5, 2)])
+def test_every_state_of_a_played_game_draws(players: int, seed: int) -> None:
+    """An engine's game at random, every tenth state: the board draws as well-formed SVG
+    with every text at least 12 px, and leaves only bookkeeping as text."""
+    spec = games.get("farmaria")
+    game = spec.new_game(num_players=players, seed=seed)
+    rng = random.Random(seed)
+    step = 0
+    while not game.is_over():
+        if step % 10 == 0:
+            s = game.public_state()
+            root = draw(s)
+            assert min(float(t.get("font-size", "0")) for t in root.iter(f"{NS}text")) >= 12
+            assert sum(t.startswith("Seat ") for t in texts(root)) == players
+            only_bookkeeping_listed(s)
+        game.apply(rng.choice(game.legal_actions()))
+        step += 1
 
 
 def test_animals_stand_in_their_stables_and_fields() -> None:
