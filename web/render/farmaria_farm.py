@@ -162,14 +162,12 @@ def _placed(svg: Svg, good: str, x: float, y: float, marked: bool, tip: str) -> 
     token(svg, good, x, y, tip)
 
 
-def farm_rows(farm: list[object]) -> int:
-    """How many rows of fields a farm takes (an empty farm keeps one line for its note)."""
-    return max(1, -(-len(farm) // FIELDS_PER_ROW))
-
-
 def panel_height(player: dict[str, object]) -> float:
-    """The height of one seat's panel."""
-    return _top(player) + farm_rows(as_list(player.get("farm"))) * (FIELD_H + 6) + 4
+    """The height of one seat's panel: its figures, then a row per five fields (a farm
+    without fields keeps one line for its note)."""
+    fields = len(as_list(player.get("farm")))
+    rows = -(-fields // FIELDS_PER_ROW)
+    return _top(player) + (rows * (FIELD_H + 6) if rows else 26) + 4
 
 
 def _top(player: dict[str, object]) -> float:
