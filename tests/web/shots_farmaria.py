@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -34,7 +35,13 @@ def page(state: dict[str, object], title: str, css_path: Path) -> str:
     frame = env.get_template("_frame.html").module.frame  # type: ignore[attr-defined]
     rendered = render.render("farmaria", state)
     css = css_path.read_text()
-    body = frame(0, 0, rendered, None, None)
+    # The frame's decision counter and last step belong to a replay, not to one state.
+    body = re.sub(
+        r'<p class="position".*?</p>|<div class="step".*?</div>',
+        "",
+        str(frame(0, 0, rendered, None, None)),
+        flags=re.DOTALL,
+    )
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -50,7 +50,7 @@ def piles(svg: Svg, state: dict[str, object], y: float) -> float:
     effective = {str(e) for e in as_list(state.get("effective_events"))}
     events = [str(e) for e in as_list(state.get("events"))]
     for i, event in enumerate(events):
-        x = 290 + i * 100
+        x = 282 + i * 110
         # identical events count once: the second card of a pair is not in force again
         live = event in effective and event not in events[:i]
         status = "in force" if live else "counts once" if event in effective else "cancelled"
@@ -58,7 +58,7 @@ def piles(svg: Svg, state: dict[str, object], y: float) -> float:
         svg.rect(
             x,
             top,
-            92,
+            104,
             64,
             f"this year: {event_text(event)}, {STATUS_TIP[status]}",
             fill="#FFFDE7" if live else "#eeeeee",
@@ -67,7 +67,7 @@ def piles(svg: Svg, state: dict[str, object], y: float) -> float:
             rx="4",
         )
         svg.text(
-            x + 46,
+            x + 52,
             top + 26,
             event_text(event),
             font_size="12",
@@ -77,7 +77,7 @@ def piles(svg: Svg, state: dict[str, object], y: float) -> float:
             text_decoration=None if live else "line-through",
         )
         svg.text(
-            x + 46,
+            x + 52,
             top + 48,
             status,
             font_size="12",
@@ -86,20 +86,20 @@ def piles(svg: Svg, state: dict[str, object], y: float) -> float:
         )
         svg.close("g")
     if not events:
-        svg.text(290, top + 36, "no events revealed yet", font_size="12", fill="#555")
+        svg.text(282, top + 36, "no events revealed yet", font_size="12", fill="#555")
     used = [str(e) for e in as_list(state.get("used_events"))]
     counts: dict[str, int] = {}
     for event in used:
         counts[event] = counts.get(event, 0) + 1
-    ux = 500
+    ux = 512
     svg.text(ux, top + 12, f"used events set aside ({len(used)})", font_size="12")
     for i, (event, count) in enumerate(counts.items()):
         row, col = divmod(i, 2)
-        cx, cy = ux + col * 146, top + 20 + row * 22
+        cx, cy = ux + col * 140, top + 20 + row * 22
         svg.rect(
             cx,
             cy,
-            140,
+            134,
             19,
             f"used: {event_text(event)} ×{count}",
             fill="#f4f4f4",
