@@ -21,8 +21,9 @@
 //   req.legal             the legal actions, each {kind: "pay_well", ...its fields}, from
 //                         req.legal_actions[i][req.game] = {"pay_well": {...its fields}}
 //
-// Enum fields are their proto names ("VILLAGE_SPACE_HARVEST"); `hamlet.name(value)` gives the
-// short lower-case form ("harvest") when you know the enum's prefix length (see below).
+// Enum fields are their proto names ("VILLAGE_SPACE_HARVEST"): `hamlet.name(value, words)`
+// drops the enum's prefix, its type's name in upper snake case ("VILLAGE_SPACE", 2 words;
+// "MY_VILLAGE_CATEGORY", 3), and gives the short lower-case form ("harvest").
 // Anything written to stdout that is not a frame forfeits the seat, so `run` sends
 // console.log to stderr (where the worker keeps the tail for you).
 'use strict';
@@ -41,7 +42,7 @@ function name(value, prefixWords = 2) {
 
 // A small seeded generator (the same match plays the same way): returns a function of [0, 1).
 function rng(seed) {
-  let s = seed >>> 0 || 1;
+  let s = Math.imul(seed | 0, 0x9e3779b1) >>> 0 || 1; // spread small seeds over 32 bits
   return () => {
     s ^= s << 13; s >>>= 0;
     s ^= s >>> 17;
