@@ -2,14 +2,18 @@
 
 The archive holds ``hamlet.json``::
 
-    {"runtime": "node", "entry": "main.js"}
+    {"runtime": "node", "entry": "main.js", "framing": "json"}
 
 ``runtime`` is one of :class:`Runtime` (``python3``, ``node``, or ``native`` for a static
 linux-x86_64 executable) and ``entry`` the path, inside the archive, of the file the
-runtime starts. The same checks run where the archive is accepted (the server, at
-submission) and where it is unpacked (the worker, before the sandbox starts): size,
-member count, relative paths without ``..``, no links, no devices, an entry that exists.
-Standard library only (the server and workers both import it).
+runtime starts. ``framing`` (optional, default ``protobuf``) is how the bot's stdio messages
+are written: one of :class:`~hamlet.codec.Framing` (``protobuf`` binary, or ``json``, the
+protobuf JSON mapping of the same messages). The same checks run where the archive is
+accepted (the server, at submission) and where it is unpacked (the worker, before the
+sandbox starts): size, member count, relative paths without ``..``, no links, no devices,
+an entry that exists.
+The standard library and the codec's :class:`~hamlet.codec.Framing` only (the server and
+workers both import it).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from hamlet.codec import Framing
 
 MANIFEST = "hamlet.json"
 MAX_ARCHIVE_BYTES = 8 << 20
@@ -68,6 +74,7 @@ class Manifest:
 
     runtime: Runtime
     entry: str
+    framing: Framing = Framing.PROTOBUF
 
 
 def is_archive(code: bytes) -> bool:
@@ -250,13 +257,16 @@ def _parse_manifest(raw: bytes) -> Manifest:
         entry = data["entry"]
         if not isinstance(entry, str):
             raise TypeError(f"entry is a JSON {type(entry).__name__}, not a string")
+        framing = Framing(data.get("framing", Framing.PROTOBUF.value))
     except (ValueError, KeyError, TypeError, RecursionError) as exc:
         names = ", ".join(r.value for r in Runtime)
+        framings = ", ".join(f.value for f in Framing)
         raise ArchiveError(
-            f'{MANIFEST} must be {{"runtime": one of {names}, "entry": "path"}}: {exc}'
+            f'{MANIFEST} must be {{"runtime": one of {names}, "entry": "path"}}, optionally '
+            f'with "framing": one of {framings} (default protobuf): {exc}'
         ) from None
     _member_path(entry)
-    return Manifest(runtime, entry)
+    return Manifest(runtime, entry, framing)
 
 
 def pack(directory: Path) -> bytes:

@@ -11,7 +11,9 @@ on its own machine and registers ``host:port``. Either way ``decide`` receives:
 and returns the index of the chosen action in ``legal``. Anything else is an illegal move.
 
 Protocol (for authors who want another language): each ``hamlet.v1.DecisionRequest`` and
-each ``hamlet.v1.DecisionResponse`` is framed by its length as 4 big-endian bytes.
+each ``hamlet.v1.DecisionResponse`` is framed by its length as 4 big-endian bytes, in protobuf
+binary form, or in the protobuf JSON mapping when the archive's manifest says
+``"framing": "json"`` (``run(decide, framing=codec.Framing.JSON)`` then).
 """
 
 from __future__ import annotations
@@ -37,11 +39,17 @@ def answer(decide: Decide, request: common_pb2.DecisionRequest) -> common_pb2.De
     return common_pb2.DecisionResponse(action_index=int(decide(observation, legal)))
 
 
-def run(decide: Decide, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
+def run(
+    decide: Decide,
+    stdin: IO[bytes] | None = None,
+    stdout: IO[bytes] | None = None,
+    framing: codec.Framing = codec.Framing.PROTOBUF,
+) -> None:
     """Answer framed requests on stdin until it closes (what an uploaded bot calls).
 
     ``print`` inside ``decide`` goes to stderr (the worker keeps its tail for you), so it
-    cannot corrupt the answers on stdout.
+    cannot corrupt the answers on stdout. ``framing`` must be the manifest's (a single-file
+    bot has no manifest: protobuf).
     """
     inp = stdin if stdin is not None else sys.stdin.buffer
     out = stdout if stdout is not None else sys.stdout.buffer
@@ -51,8 +59,8 @@ def run(decide: Decide, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None
         frame = codec.read_frame(inp)
         if frame is None:
             return
-        request = common_pb2.DecisionRequest.FromString(frame)
-        codec.write_frame(out, answer(decide, request).SerializeToString())
+        request = codec.decode_message(frame, common_pb2.DecisionRequest, framing)
+        codec.write_frame(out, codec.encode_message(answer(decide, request), framing))
 
 
 class _BotService(bot_pb2_grpc.BotServicer):

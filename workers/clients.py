@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import grpc
-from google.protobuf.message import DecodeError
 
 from bots import registry
 from bots.api import Bot, Decision, UnsupportedGameError
@@ -94,15 +93,17 @@ class SandboxClient:
     def decide(
         self, state: State, legal: Sequence[Action], decision: Decision, timeout_s: float
     ) -> int:
-        """Send the framed request; decode the framed answer."""
+        """Send the framed request; decode the framed answer (in the manifest's framing)."""
+        framing = self._bot.manifest.framing
         request = _request(self._match_id, state, legal, decision, timeout_s)
-        raw = self._bot.exchange(request.SerializeToString(), timeout_s)
+        raw = self._bot.exchange(codec.encode_message(request, framing), timeout_s)
         try:
-            return common_pb2.DecisionResponse.FromString(raw).action_index
-        except DecodeError as exc:
+            answer = codec.decode_message(raw, common_pb2.DecisionResponse, framing)
+        except codec.CodecError as exc:
             raise BotError(
                 ForfeitReason.BAD_OUTPUT, f"answer is not a DecisionResponse: {exc}"
             ) from None
+        return answer.action_index
 
     def thaw(self) -> None:
         """Wake the frozen sandbox for its decision (the runner calls it off the bot's clock)."""

@@ -18,7 +18,8 @@ A game's wire form is generic by name, so adding a game is a ``.proto`` file plu
   ``google.protobuf.Struct`` (the observation dict as is) is still accepted.
 
 Bots over stdin/stdout use :func:`write_frame` / :func:`read_frame`: each message is prefixed
-by its length as 4 big-endian bytes.
+by its length as 4 big-endian bytes, and written in the bot's :class:`Framing` (protobuf binary,
+or the protobuf JSON mapping) by :func:`encode_message` / :func:`decode_message`.
 
 What lives where (everything below is re-exported here, so ``from hamlet import codec`` and
 ``codec.<name>`` is how the rest of Hamlet uses it):
@@ -36,7 +37,9 @@ What lives where (everything below is re-exported here, so ``from hamlet import 
   :func:`game_observation`) and decision requests (:func:`decision_request`,
   :func:`legal_from_request`, :func:`observation_from_request`);
 * :mod:`hamlet.codec.framing` -- :func:`write_frame`, :func:`read_frame`, :class:`FrameError`
-  and :data:`DEFAULT_MAX_FRAME`.
+  and :data:`DEFAULT_MAX_FRAME`;
+* :mod:`hamlet.codec.wire` -- what a frame holds: :class:`Framing`, :func:`encode_message`,
+  :func:`decode_message`.
 """
 
 from hamlet.codec.actions import action_from_proto, action_to_proto, missing_action_messages
@@ -67,19 +70,23 @@ from hamlet.codec.requests import (
     legal_from_request,
     observation_from_request,
 )
+from hamlet.codec.wire import Framing, decode_message, encode_message
 
 __all__ = [
     "DEFAULT_MAX_FRAME",
     "GAME_MODULES",
     "CodecError",
     "FrameError",
+    "Framing",
     "GameMessages",
     "action_from_proto",
     "action_to_proto",
     "camel",
     "decision_request",
+    "decode_message",
     "dict_to_message",
     "dict_to_struct",
+    "encode_message",
     "game_action",
     "game_messages",
     "game_observation",

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bots.archive import ArchiveError, Manifest, Runtime, check, pack, unpack
+from hamlet.codec import Framing
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,6 +56,26 @@ def test_bad_archives_are_refused(
 ) -> None:
     with pytest.raises(ArchiveError, match=says):
         check(archive(files, links))
+
+
+@pytest.mark.parametrize(
+    ("extra", "framing"),
+    [
+        ({}, Framing.PROTOBUF),
+        ({"framing": "protobuf"}, Framing.PROTOBUF),
+        ({"framing": "json"}, Framing.JSON),
+    ],
+)
+def test_the_manifest_chooses_the_framing(extra: dict[str, str], framing: Framing) -> None:
+    raw = json.dumps({"runtime": "node", "entry": "main.js", **extra}).encode()
+    assert check(archive({"hamlet.json": raw, "main.js": b""})).framing is framing
+
+
+@pytest.mark.parametrize("value", ["JSON", "xml", 1, None, ["json"]])
+def test_an_unknown_framing_is_refused_naming_the_choices(value: object) -> None:
+    raw = json.dumps({"runtime": "node", "entry": "main.js", "framing": value}).encode()
+    with pytest.raises(ArchiveError, match=r"framing.*one of protobuf, json"):
+        check(archive({"hamlet.json": raw, "main.js": b""}))
 
 
 def test_non_utf8_single_files_and_bombs_are_refused() -> None:
