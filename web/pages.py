@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from markupsafe import Markup
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from hamlet.v1 import arena_pb2, common_pb2
 from web.arena import ArenaReader
@@ -185,9 +185,16 @@ def recent_matches(r: ArenaReader, name: str, history: arena_pb2.BotHistory) -> 
 
 
 def bot(request: Request) -> Response:
-    """``/bots/{name}?game=``: owner, versions, rating history, recent matches, opponents."""
+    """``/bots/{name}?game=``: owner, versions, rating history, recent matches, opponents
+    (``/bots/{name}@{version}`` leads to the same page, at that version's line)."""
+    name = request.path_params["name"]
+    bare, at, version = name.partition("@")
+    if at and version.isdigit():
+        # A tournament's entry ("name@version") as an address: the bot's page, at that version.
+        query = f"?{request.url.query}" if request.url.query else ""
+        return RedirectResponse(f"/bots/{quote(bare)}{query}#v{version}", status_code=308)
     r = _reader(request)
-    found = r.bot_with_versions(request.path_params["name"])
+    found = r.bot_with_versions(name)
     if found is None:
         raise HTTPException(404, f"no bot named {request.path_params['name']!r}")
     info = found.bot
