@@ -4,90 +4,19 @@ internal link and asset on it answers 200; a link to ``#anchor`` finds its ancho
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from pathlib import Path
 from urllib.parse import parse_qsl, urldefrag, urljoin, urlsplit
 
 import pytest
-from prometheus_client import CollectorRegistry
 from starlette.testclient import TestClient
 
-import games
-from hamlet.channels import open_channel
-from hamlet.v1 import arena_pb2, arena_pb2_grpc
-from server.app import build_server
-from server.config import Settings
-from server.services.scheduling import MemoryEnqueuer
-from tests.server import fakeworker
-from tests.server.fakeworker import FAKE_WORKER_WINDOW
-from web.app import WebSettings, create_app
+from tests.web.populated import Populated, populated
 
-GAMES = tuple(g for g in ("village", "my_village", "farmaria") if g in games.names())
 #: Pages a crawl may fetch at most (a runaway crawl is a failure, not a hang).
 MAX_PAGES = 3000
 
-
-@dataclass
-class Populated:
-    """The web client over a server with every kind of event, and those events' ids."""
-
-    client: TestClient
-    tournaments: list[str]
-    ladder: str
-    sprt: str
-
-
-def _play_queued(arena: arena_pb2_grpc.ArenaStub, worker: object, tid: str) -> None:
-    for m in arena.ListMatches(arena_pb2.ListMatchesRequest(tournament_id=tid)).matches:
-        if m.status == 2:  # queued: the ones a worker would claim
-            fakeworker.play(worker, m.match_id)  # type: ignore[arg-type]
-
-
-@pytest.fixture(scope="module")
-def populated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Populated]:
-    tmp = tmp_path_factory.mktemp("links")
-    settings = Settings(
-        dispatch_window=FAKE_WORKER_WINDOW, data_dir=tmp / "data", grpc_port=0,
-        metrics_port=-1, reaper_interval_seconds=3600,
-    )  # fmt: skip
-    server, port = build_server(settings, enqueuer=MemoryEnqueuer(), registry=CollectorRegistry())
-    addr = f"127.0.0.1:{port}"
-    data = Path(settings.data_dir)
-    admin = open_channel(addr, token=(data / "admin.token").read_text().strip())
-    worker = open_channel(addr, token=(data / "worker.token").read_text().strip())
-    arena = arena_pb2_grpc.ArenaStub(admin)  # type: ignore[no-untyped-call]
-    fakeworker.announce(worker, list(GAMES))
-    tournaments = []
-    for game in GAMES:
-        t = arena.CreateTournament(
-            arena_pb2.CreateTournamentRequest(
-                game=game, bots=["alpha", "beta"], players_per_table=2, rated=True, start=True,
-                seed=5,
-            )
-        )  # fmt: skip
-        tournaments.append(t.tournament_id)
-        _play_queued(arena, worker, t.tournament_id)
-    ladder = ""
-    for name in ("alpha", "beta", "gamma"):
-        joined = arena.JoinLadder(arena_pb2.LadderRequest(bot_name=name, game="village"))
-        ladder = joined.tournament_id
-    _play_queued(arena, worker, ladder)
-    sprt = arena.StartSprt(
-        arena_pb2.StartSprtRequest(
-            game="village", bot_a="alpha", bot_b="beta", opponents=["gamma"], elo0=0, elo1=200,
-            max_pairs=2,
-        )
-    ).test_id  # fmt: skip
-    _play_queued(arena, worker, sprt)
-    app = create_app(WebSettings(server=addr))
-    with TestClient(app) as client:
-        yield Populated(client, tournaments, ladder, sprt)
-    app.state.reader.close()
-    admin.close()
-    worker.close()
-    server.stop(1)
+__all__ = ["populated"]  # the fixture, used by name
 
 
 class _Links(HTMLParser):
@@ -193,3 +122,13 @@ def test_the_crawl_reaches_every_kind_of_page(populated: Populated, crawled: Cra
     assert any(p.endswith("/replay") for p in paths)
     assert any(p.endswith("/log.json") for p in paths)
     assert "/static/style.css" in paths
+
+
+def test_a_bot_address_with_its_version_leads_to_that_versions_line(
+    populated: Populated,
+) -> None:
+    r = populated.client.get("/bots/alpha@1?game=village", follow_redirects=False)
+    assert r.status_code == 308
+    assert r.headers["location"] == "/bots/alpha?game=village#v1"
+    html = populated.client.get("/bots/alpha?game=village").text
+    assert 'id="v1"' in html

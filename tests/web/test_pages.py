@@ -152,7 +152,8 @@ def test_the_tournament_page_shows_a_page_of_standings_and_matches_with_next_lin
     path = f"/tournaments/{tid}"
     matches = _follow(site, path, "matches", r'<tr><td><a href="/matches/([^"]+)">')
     assert sorted(matches) == sorted(site.matches["my_village"]) and len(matches) > 1
-    bots = _follow(site, path, "standings", r'<tr><td><a href="/bots/([^"?]+)\?')
+    # each standing line names its entry (name@version) and links to that bot's page
+    bots = _follow(site, path, "standings", r'<tr><td><a href="/bots/[^"?]+\?[^"]*">([^<]+)</a>')
     assert bots == [s.bot_name for s in t.standings] and t.standings_total == len(bots) > 1
     # live.json answers with the pages its page shows
     html = site.client.get(path).text
