@@ -162,3 +162,25 @@ def test_the_tournament_page_shows_a_page_of_standings_and_matches_with_next_lin
     query = second.group(1).replace("&amp;", "&")
     live = site.client.get(f"{path}/live.json{query}").json()
     assert re.findall(r'<tr><td><a href="/matches/([^"]+)">', live["matches_html"]) == matches[1:2]
+
+
+def test_seats_and_places_are_1_based_on_every_page(site: Site) -> None:
+    mid = site.matches["village"][0]
+    m = site.arena.GetMatch(arena_pb2.MatchRef(match_id=mid)).match
+    shown = re.findall(
+        r'<td><span class="seat seat-\d">(\d+)</span></td>', site.client.get(f"/matches/{mid}").text
+    )
+    assert shown == [str(s.seat + 1) for s in m.seats] == ["1", "2"]
+    replay = site.client.get(f"/matches/{mid}/replay?d=1").text
+    assert "seat 1: " in replay and "seat 0" not in replay.split("<svg")[0]
+    assert re.search(r'class="seat seat-\d">seat [12]</span> chose', replay)
+    last = site.client.get(f"/matches/{mid}/replay?d=100000").text
+    final = last[last.index('id="final-scores"') :].split("</table>")[0]
+    rows = re.findall(
+        r'seat-\d">(\d+)</span></td><td>[^<]+</td><td class="num"[^>]*>[^<]*</td><td>(\d+)</td>',
+        final,
+    )
+    assert sorted(seat for seat, _ in rows) == ["1", "2"]
+    assert sorted(place for _, place in rows) in (["1", "2"], ["1", "1"])
+    board = site.client.get("/leaderboards/village").text
+    assert "against seat 0" not in board and "seat 0" not in board
