@@ -76,7 +76,9 @@ def fetch(reader: ArenaReader, match_id: str, seat: int, token: str | None) -> S
                 SeatViewStatus.UNKNOWN_SEAT, f"unknown seat: this match has no seat {seat + 1}"
             )
         raise
-    return SeatViewResult(SeatViewStatus.SHOWN, f"you are viewing seat {seat + 1}'s private view", view)
+    return SeatViewResult(
+        SeatViewStatus.SHOWN, f"you are viewing seat {seat + 1}'s private view", view
+    )
 
 
 def nearest(view: common_pb2.SeatView, d: int) -> common_pb2.SeatDecision | None:
