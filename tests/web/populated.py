@@ -30,6 +30,8 @@ class Populated:
     """The web client over a server with every kind of event, and those events' ids."""
 
     client: TestClient
+    addr: str  # the gRPC server's
+    admin_token: str
     arena: arena_pb2_grpc.ArenaStub  # an admin's
     tournaments: list[str]
     ladder: str
@@ -52,7 +54,8 @@ def populated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Populated]:
     server, port = build_server(settings, enqueuer=MemoryEnqueuer(), registry=CollectorRegistry())
     addr = f"127.0.0.1:{port}"
     data = Path(settings.data_dir)
-    admin = open_channel(addr, token=(data / "admin.token").read_text().strip())
+    admin_token = (data / "admin.token").read_text().strip()
+    admin = open_channel(addr, token=admin_token)
     worker = open_channel(addr, token=(data / "worker.token").read_text().strip())
     arena = arena_pb2_grpc.ArenaStub(admin)  # type: ignore[no-untyped-call]
     fakeworker.announce(worker, list(GAMES))
@@ -80,7 +83,7 @@ def populated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Populated]:
     _play_queued(arena, worker, sprt)
     app = create_app(WebSettings(server=addr))
     with TestClient(app) as client:
-        yield Populated(client, arena, tournaments, ladder, sprt)
+        yield Populated(client, addr, admin_token, arena, tournaments, ladder, sprt)
     app.state.reader.close()
     admin.close()
     worker.close()
