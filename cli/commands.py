@@ -190,7 +190,9 @@ def match_show(args: argparse.Namespace) -> int:
     if args.log:
         for d in detail.decisions:
             tag = " (fallback)" if d.by_fallback else ""
-            out.print(f"{d.index:>5}  seat {d.player}  of {d.legal_count:>3}: {d.action_text}{tag}")
+            out.print(
+                f"{d.index:>5}  seat {d.player + 1}  of {d.legal_count:>3}: {d.action_text}{tag}"
+            )
     return EXIT_OK
 
 
@@ -208,7 +210,7 @@ def match_replay(args: argparse.Namespace) -> int:
     for step in replay.steps:
         tag = " (fallback)" if step.by_fallback else ""
         out.print(
-            f"{step.index:>5}  seat {step.player}  of {step.legal_count:>3}: "
+            f"{step.index:>5}  seat {step.player + 1}  of {step.legal_count:>3}: "
             f"{step.action_text}{tag}"
         )
         if args.states:

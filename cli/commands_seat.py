@@ -26,16 +26,25 @@ EXIT_OK, EXIT_FAILED = 0, 1
 MAX_VALUE_CHARS = 160
 
 
+def seat_number(text: str) -> int:
+    """A ``--seat`` argument: the seat as ``match show`` numbers it, 1 for the first."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a seat: {text!r} (1 is the first seat)")
+    return int(text)
+
+
 def replay_seat(args: argparse.Namespace, stub: Any) -> int:
     """``hamlet match replay ID --seat N``."""
-    replay = whole_replay(stub, args.match_id, seat=args.seat, timeout=max(args.timeout, 60))
+    # N is the seat as people read it (1 is the first); the API counts from 0.
+    seat = args.seat - 1
+    replay = whole_replay(stub, args.match_id, seat=seat, timeout=max(args.timeout, 60))
     if args.json:
         print_json(to_dict(replay.seat_view))
         return EXIT_OK
     view = replay.seat_view
     out.print(console.match_table(replay.match))
     how = "traced by its worker" if view.traced else "not traced (a built-in bot): from the log"
-    out.print(f"Seat {view.seat} ({view.bot_name}): {len(view.decisions)} decisions, {how}")
+    out.print(f"Seat {view.seat + 1} ({view.bot_name}): {len(view.decisions)} decisions, {how}")
     before = _public_before(replay)
     for d in view.decisions:
         for line in decision_lines(d, before.get(d.index, {}), args.states):
@@ -115,7 +124,7 @@ def forfeit_lines(stub: Any, detail: arena_pb2.MatchDetail, timeout: float) -> I
     for seat in detail.match.seats:
         if not seat.forfeit_reason:
             continue
-        yield f"seat {seat.seat} ({seat.bot_name}) forfeited: {seat.forfeit_reason}"
+        yield f"seat {seat.seat + 1} ({seat.bot_name}) forfeited: {seat.forfeit_reason}"
         if not seat.forfeit_decision:
             yield "  at a decision withheld until the match's block is final"
         else:

@@ -235,13 +235,14 @@ def bot_version_table(ver: arena_pb2.BotVersion, permission: str = "") -> Table:
 
 
 def matches_table(matches: Iterable[common_pb2.Match], title: str = "Matches") -> Table:
-    """One line per match."""
+    """One line per match (seats in seat order, places 1-based as everywhere people read
+    them)."""
     table = Table(title=title)
-    for col in ("match", "status", "seats (score/rank)", "decisions", "attempts"):
+    for col in ("match", "status", "seats (score/place)", "decisions", "attempts"):
         table.add_column(col)
     for m in matches:
         seats = ", ".join(
-            f"{seat_label(s)} {s.score}/{s.rank}"
+            f"{seat_label(s)} {s.score}/{s.rank + 1}"
             + (f" [forfeit: {s.forfeit_reason}]" if s.forfeit_reason else "")
             if m.status == common_pb2.MATCH_STATUS_FINISHED
             else seat_label(s)
@@ -254,7 +255,7 @@ def matches_table(matches: Iterable[common_pb2.Match], title: str = "Matches") -
 
 
 def match_table(m: common_pb2.Match) -> Table:
-    """A match's seats and outcome."""
+    """A match's seats and outcome (seats and places 1-based)."""
     seed = str(m.seed) if m.seed else "hidden"
     table = Table(title=f"Match {m.match_id} ({m.game}, seed {seed}, {match_status(m.status)})")
     for col in ("seat", "bot", "version", "score", "place", "forfeit"):
@@ -262,7 +263,7 @@ def match_table(m: common_pb2.Match) -> Table:
     for s in m.seats:
         forfeit = _forfeit_cell(s)
         table.add_row(
-            str(s.seat), s.bot_name, str(s.bot_version), str(s.score), str(s.rank + 1), forfeit
+            str(s.seat + 1), s.bot_name, str(s.bot_version), str(s.score), str(s.rank + 1), forfeit
         )
     return table
 

@@ -99,5 +99,5 @@ def forfeits_table(s: Summary) -> Table:
     for col in ("game", "seat", "decision", "reason", "detail"):
         table.add_column(col, justify="right" if col in ("game", "seat", "decision") else "left")
     for f in s.forfeits:
-        table.add_row(str(f.game), str(f.seat), str(f.decision), f.reason, Text(f.detail))
+        table.add_row(str(f.game), str(f.seat + 1), str(f.decision), f.reason, Text(f.detail))
     return table

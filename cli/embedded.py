@@ -10,6 +10,7 @@ stops every process it started.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import signal
 import time
 from contextlib import ExitStack
@@ -26,7 +27,7 @@ from cli.processes import Child, StartError, preferred, start_redis, start_worke
 from cli.safe_text import literal
 from hamlet.channels import open_channel, read_token_file
 from hamlet.paging import tournament_with_standings
-from hamlet.v1 import arena_pb2, arena_pb2_grpc
+from hamlet.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 if TYPE_CHECKING:
     from server.config import Settings
@@ -67,27 +68,63 @@ def wait_for_bots(stub: arena_pb2_grpc.ArenaStub, workers: list[Child]) -> dict[
             time.sleep(0.5)
 
 
+def demo_request_id(
+    game: str, rules_version: str, bots: list[str], rounds: int, decision_ms: int, attempt: int
+) -> str:
+    """The client request id of a demo tournament: the same demo (game, rules, bots, rounds,
+    time) asked for again, at a later start on the same data, is the tournament already made;
+    ``attempt`` counts past demos that were cancelled."""
+    key = "\0".join([game, rules_version, *bots, str(rounds), str(decision_ms)])
+    return f"hamlet-up-demo:{hashlib.sha256(key.encode()).hexdigest()[:24]}:{attempt}"
+
+
+def demo_tournament(
+    stub: arena_pb2_grpc.ArenaStub, game: str, bots: list[str], rounds: int, decision_ms: int
+) -> arena_pb2.Tournament:
+    """The demo tournament of ``game``: created and started the first time, found again at
+    every later start (a restart adds no new rated results to the leaderboards); one that
+    was cancelled is made anew."""
+    rules = next(
+        (g.rules_version for g in stub.ListGames(arena_pb2.ListGamesRequest(), timeout=30).games
+         if g.name == game), "",
+    )  # fmt: skip
+    attempt = 1
+    while True:
+        t = stub.CreateTournament(
+            arena_pb2.CreateTournamentRequest(
+                game=game, bots=bots, players_per_table=2, rounds=rounds,
+                decision_time_ms=decision_ms, rated=decision_ms == 0,
+                client_request_id=demo_request_id(game, rules, bots, rounds, decision_ms, attempt),
+            ),
+            timeout=30,
+        )  # fmt: skip
+        # Started apart from its creation: starting a finished tournament is refused.
+        if t.status == common_pb2.TOURNAMENT_STATUS_CREATED:
+            ref = arena_pb2.TournamentRef(tournament_id=t.tournament_id)
+            return stub.StartTournament(ref, timeout=30)
+        if t.status != common_pb2.TOURNAMENT_STATUS_CANCELLED:
+            return t
+        attempt += 1
+
+
 def run_demo(
     stub: arena_pb2_grpc.ArenaStub, by_game: dict[str, list[str]], rounds: int, decision_ms: int
 ) -> bool:
     """One short round robin per game among the built-in bots; True if all finished. Rated,
     at each game's rated time control, unless ``decision_ms`` names a limit of its own (rated
-    play has one time control per game)."""
+    play has one time control per game). Played once per data directory: a later start shows
+    the same tournament again instead of adding another to the leaderboards."""
     from cli.commands import watch_tournament
 
     ok = True
     for game, announced in by_game.items():
         bots = [b for b in announced if b not in DEMO_SKIPS]
-        t = stub.CreateTournament(
-            arena_pb2.CreateTournamentRequest(
-                game=game, bots=bots, players_per_table=2, rounds=rounds,
-                decision_time_ms=decision_ms, rated=decision_ms == 0, start=True,
-            ),
-            timeout=30,
-        )  # fmt: skip
+        t = demo_tournament(stub, game, bots, rounds, decision_ms)
+        again = t.status == common_pb2.TOURNAMENT_STATUS_FINISHED
         out.print(
             f"\n[bold]{literal(game)}[/]: tournament {literal(t.tournament_id)}, "
-            f"{t.matches_total} matches among {literal(', '.join(bots))}",
+            f"{t.matches_total} matches among {literal(', '.join(bots))}"
+            + (" (played at an earlier start: shown, not played again)" if again else ""),
             markup=True,
         )
         try:

@@ -30,7 +30,7 @@ from typing import Any
 
 import grpc
 
-from cli import console
+from cli import commands_seat, console
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_UNAVAILABLE, EXIT_DENIED = 0, 1, 2, 3, 4, 5
 EXIT_INTERRUPTED = 130
@@ -248,11 +248,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--seat",
-        type=int,
+        type=commands_seat.seat_number,
         default=None,
         metavar="N",
-        help="that seat's own view: what it saw, its legal actions, answers, times and stderr "
-        "(its bot's owner or an admin)",
+        help="seat N's own view (1 is the first seat, as `match show` numbers them): what it "
+        "saw, its legal actions, answers, times and stderr (its bot's owner or an admin)",
     )
     p = add(
         "verify", cr.match_verify, "check the seed commitment and re-simulate the replay", match

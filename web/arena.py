@@ -29,6 +29,8 @@ REPLAY_CACHE = 16
 #: Steps asked for per GetReplay call (the server's largest page).
 REPLAY_PAGE = 2000
 SEATS_CACHE = 256
+#: The largest table or rotation number a page token can name (nine digits).
+_KEY_MAX = 999_999_999
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,22 @@ class ArenaReader:
             tournament_id=tournament_id, page_size=page_size, page_token=token
         )
         return self.stub.ListMatches(req, timeout=CALL_TIMEOUT)
+
+    def latest_rounds(
+        self, tournament_id: str, rounds: int, count: int, page_size: int
+    ) -> arena_pb2.ListMatchesResponse:
+        """The matches of the last ``count`` of ``rounds`` rounds (plan order, at most
+        ``page_size``): a ladder's latest blocks, whatever the season's length. The server's
+        page token is the key (round, table, rotation) a page starts after, so the page
+        after the end of round ``rounds - count - 1`` is asked for."""
+        first = max(rounds - count, 0)
+        token = f"{first - 1}.{_KEY_MAX}.{_KEY_MAX}" if first > 0 else ""
+        return self.match_page(tournament_id, token, page_size)
+
+    def ladder(self, game: str) -> arena_pb2.LadderStatus:
+        """A game's ladder: its running season, the bots on it, its blocks."""
+        req = arena_pb2.GetLadderRequest(game=game)
+        return self.stub.GetLadder(req, timeout=CALL_TIMEOUT)
 
     def match(self, match_id: str) -> arena_pb2.MatchDetail:
         """A match with its decision log."""

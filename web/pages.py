@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from markupsafe import Markup
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from hamlet.v1 import arena_pb2, common_pb2
 from web.arena import ArenaReader
@@ -88,15 +88,32 @@ PAGE = 100
 MAX_TOKEN = 400
 
 
+#: Blocks of a running ladder season its page shows (the latest, newest first).
+LADDER_BLOCKS = 10
+
+
 @dataclass(frozen=True)
 class TournamentView:
     """What a tournament page shows: the tournament with one page of standings, one page of
-    its matches (plan order), and the links to the next pages."""
+    its matches (plan order; a running ladder's latest blocks, newest first), and the links
+    to the next pages."""
 
     t: arena_pb2.Tournament
     matches: arena_pb2.ListMatchesResponse
     standings_token: str
     matches_token: str
+    #: The game's ladder when this is its running season (who is on it, its blocks).
+    ladder: arena_pb2.LadderStatus | None = None
+
+    @property
+    def is_ladder(self) -> bool:
+        """Whether this is a ladder season (no rounds, no entry list, no end of its own)."""
+        return self.t.format == common_pb2.TOURNAMENT_FORMAT_LADDER
+
+    @property
+    def latest_first(self) -> bool:
+        """Whether the matches shown are the latest blocks, newest first."""
+        return self.ladder is not None and not self.matches_token
 
     @property
     def live(self) -> bool:
@@ -125,7 +142,24 @@ def tournament_view(request: Request) -> TournamentView:
         raise HTTPException(400, "page tokens are short: follow the page's own links")
     r = _reader(request)
     t = r.tournament(request.path_params["tid"], standings, PAGE)
+    if t.format == common_pb2.TOURNAMENT_FORMAT_LADDER:
+        status = r.ladder(t.game)
+        if status.tournament_id == t.tournament_id:  # the running season: its latest blocks
+            page = (
+                r.match_page(t.tournament_id, matches, PAGE)
+                if matches
+                else newest_first(
+                    r.latest_rounds(t.tournament_id, status.blocks, LADDER_BLOCKS, PAGE)
+                )
+            )
+            return TournamentView(t, page, standings, matches, status)
     return TournamentView(t, r.match_page(t.tournament_id, matches, PAGE), standings, matches)
+
+
+def newest_first(page: arena_pb2.ListMatchesResponse) -> arena_pb2.ListMatchesResponse:
+    """A page of the latest matches, newest first, without a next page (the older ones are
+    the plan-order pages' and each bot's own page's)."""
+    return arena_pb2.ListMatchesResponse(matches=list(reversed(page.matches)), total=page.total)
 
 
 def tournament(request: Request) -> Response:
@@ -136,7 +170,7 @@ def tournament(request: Request) -> Response:
     return page(
         request,
         "tournament.html",
-        title=f"Tournament {t.tournament_id} ({t.game})",
+        title=f"{'Ladder season' if view.is_ladder else 'Tournament'} {t.tournament_id} ({t.game})",
         t=t,
         view=view,
         live=view.live,
@@ -152,7 +186,7 @@ def tournament_live(request: Request) -> Response:
     return JSONResponse(
         {
             "over": not view.live,
-            "progress_html": str(macros.progress(view.t)),  # type: ignore[attr-defined]
+            "progress_html": str(macros.progress(view)),  # type: ignore[attr-defined]
             "standings_html": str(macros.standings(view)),  # type: ignore[attr-defined]
             "matches_html": str(macros.matches(view)),  # type: ignore[attr-defined]
         }
@@ -185,9 +219,16 @@ def recent_matches(r: ArenaReader, name: str, history: arena_pb2.BotHistory) -> 
 
 
 def bot(request: Request) -> Response:
-    """``/bots/{name}?game=``: owner, versions, rating history, recent matches, opponents."""
+    """``/bots/{name}?game=``: owner, versions, rating history, recent matches, opponents
+    (``/bots/{name}@{version}`` leads to the same page, at that version's line)."""
+    name = request.path_params["name"]
+    bare, at, version = name.partition("@")
+    if at and version.isdigit():
+        # A tournament's entry ("name@version") as an address: the bot's page, at that version.
+        query = f"?{request.url.query}" if request.url.query else ""
+        return RedirectResponse(f"/bots/{quote(bare)}{query}#v{version}", status_code=308)
     r = _reader(request)
-    found = r.bot_with_versions(request.path_params["name"])
+    found = r.bot_with_versions(name)
     if found is None:
         raise HTTPException(404, f"no bot named {request.path_params['name']!r}")
     info = found.bot

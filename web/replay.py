@@ -101,7 +101,7 @@ def scores_series(data: ReplayData) -> tuple[tuple[Series, ...], str]:
         pts = [(float(i), sc[seat]) for i, sc in enumerate(per_state) if sc and seat < len(sc)]
         if seat < len(final):
             pts.append((float(data.last), float(final[seat])))
-        series.append(Series(f"seat {seat}", seat, tuple(pts)))
+        series.append(Series(f"seat {seat + 1}", seat, tuple(pts)))
     shown = any(sc for sc in per_state)
     note = (
         "public score after each decision; the last point is the final score"

@@ -62,7 +62,7 @@ def fetch(reader: ArenaReader, match_id: str, seat: int, token: str | None) -> S
         if code is grpc.StatusCode.PERMISSION_DENIED:
             return SeatViewResult(
                 SeatViewStatus.NOT_YOURS,
-                f"not your bot: only the owner of seat {seat}'s bot (or an admin) may see "
+                f"not your bot: only the owner of seat {seat + 1}'s bot (or an admin) may see "
                 "what it saw",
             )
         if code is grpc.StatusCode.FAILED_PRECONDITION:
@@ -73,10 +73,12 @@ def fetch(reader: ArenaReader, match_id: str, seat: int, token: str | None) -> S
             )
         if code is grpc.StatusCode.INVALID_ARGUMENT:
             return SeatViewResult(
-                SeatViewStatus.UNKNOWN_SEAT, f"unknown seat: this match has no seat {seat}"
+                SeatViewStatus.UNKNOWN_SEAT, f"unknown seat: this match has no seat {seat + 1}"
             )
         raise
-    return SeatViewResult(SeatViewStatus.SHOWN, f"you are viewing seat {seat}'s private view", view)
+    return SeatViewResult(
+        SeatViewStatus.SHOWN, f"you are viewing seat {seat + 1}'s private view", view
+    )
 
 
 def nearest(view: common_pb2.SeatView, d: int) -> common_pb2.SeatDecision | None:

@@ -209,3 +209,57 @@ def test_every_help_page_prints(capsys: pytest.CaptureFixture[str]) -> None:
             cli._parser().parse_args([*page, "--help"])
         assert done.value.code == 0, page
     assert "95% intervals" in capsys.readouterr().out
+
+
+def _text(table: object) -> str:
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(table)
+    return console.export_text()
+
+
+def test_seats_and_places_are_1_based_as_people_read_them() -> None:
+    from cli import console
+    from hamlet.v1 import common_pb2
+
+    m = common_pb2.Match(
+        match_id="t1.r0.t0.s0", status=common_pb2.MATCH_STATUS_FINISHED, game="toy",
+        seats=[
+            common_pb2.Seat(seat=0, bot_name="alpha", bot_version=1, score=3, rank=1),
+            common_pb2.Seat(seat=1, bot_name="beta", bot_version=2, score=7, rank=0),
+        ],
+    )  # fmt: skip
+    listed = _text(console.matches_table([m]))  # `tournament show --matches`
+    assert "score/place" in listed and "alpha@1 3/2, beta@2 7/1" in listed
+    shown = _text(console.match_table(m))  # `match show`
+    rows = [
+        [cell.strip() for cell in line.split("│")[1:-1]]
+        for line in shown.splitlines()
+        if "alpha" in line or "beta" in line
+    ]  # seat, bot, version, score, place, forfeit
+    assert [(r[0], r[1], r[4]) for r in rows] == [("1", "alpha", "2"), ("2", "beta", "1")]
+
+
+def test_match_replay_seat_is_1_based(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli import commands_seat
+    from hamlet.v1 import common_pb2
+
+    asked: list[int | None] = []
+
+    def fake_replay(stub: object, match_id: str, seat: int | None = None, **_: object) -> object:
+        asked.append(seat)
+        return common_pb2.Replay(
+            match=common_pb2.Match(match_id=match_id),
+            seat_view=common_pb2.SeatView(seat=seat or 0, bot_name="alpha"),
+            matches_record=True,
+        )
+
+    monkeypatch.setattr(commands_seat, "whole_replay", fake_replay)
+    assert main(["match", "replay", "m1", "--seat", "1", "--server", "127.0.0.1:1"]) == 0
+    assert asked == [0] and "Seat 1 (alpha)" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as refused:
+        main(["match", "replay", "m1", "--seat", "0", "--server", "127.0.0.1:1"])
+    assert refused.value.code == 2 and "1 is the first seat" in capsys.readouterr().err

@@ -8,10 +8,16 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
+
+from cli.embedded import run_demo
+from hamlet.v1 import arena_pb2
+from tests.server import fakeworker
+from tests.server.conftest import Running
 
 pytestmark = pytest.mark.integration
 
@@ -190,3 +196,43 @@ def test_up_fails_clearly_when_redis_is_missing(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1
     assert "hamlet up: no redis-server" in proc.stderr
+
+
+def _demo(running: Running, rounds: int, played: set[str]) -> bool:
+    """``run_demo`` of toy as ``hamlet up`` runs it, the stand-in worker playing whatever it
+    queues."""
+    done: list[bool] = []
+    by_game = {"toy": ["alpha", "beta"]}
+    demo = threading.Thread(target=lambda: done.append(run_demo(running.arena, by_game, rounds, 0)))
+    demo.start()
+    while demo.is_alive():
+        for match_id in [m for m in running.queue.sent if m not in played]:
+            played.add(match_id)
+            fakeworker.play(running.worker_channel, match_id)
+        demo.join(0.05)
+    return done == [True]
+
+
+def test_the_demo_is_played_once_per_data_directory(
+    running: Running, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second start on the same data shows the first start's demo again: no new rated
+    tournament, no new results on the leaderboard, no match played."""
+    fakeworker.announce(running.worker_channel, ["toy"])
+
+    def state() -> tuple[list[str], int]:
+        listed = running.arena.ListTournaments(arena_pb2.ListTournamentsRequest())
+        board = running.arena.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="toy"))
+        return [t.tournament_id for t in listed.tournaments], board.matches
+
+    played: set[str] = set()
+    assert _demo(running, 1, played) and played
+    first = capsys.readouterr().out
+    before, count = state(), len(played)
+    assert _demo(running, 1, played)  # the second start
+    again = capsys.readouterr().out
+    assert state() == before and len(before[0]) == 1 and len(played) == count
+    assert before[0][0] in first and before[0][0] in again
+    assert "shown, not played again" in again and "not played again" not in first
+    assert _demo(running, 2, played)  # another demo (more rounds) is another tournament
+    assert len(state()[0]) == 2

@@ -104,7 +104,7 @@ def test_bot_show_and_match_show_print_no_escape(
         (["bot", "versions", "evil"], shown),
         (["bots"], shown),
         (["match", "show", match_id, "--log"], "forfeited: crash"),
-        (["match", "replay", match_id, "--seat", "0"], shown),
+        (["match", "replay", match_id, "--seat", "1"], shown),
     ]
     for argv, words in commands:
         assert main([*argv, *srv]) in (0, 1), argv

@@ -140,12 +140,12 @@ def test_match_show_prints_each_forfeit_where_it_happened(
     fakeworker.play(running.worker_channel, running.queue.sent[1])
     assert main(["match", "show", match_id, *srv]) == 0
     out = capsys.readouterr().out
-    assert "seat 0 (alpha) forfeited: crash" in out
+    assert "seat 1 (alpha) forfeited: crash" in out  # seats are 1-based where people read them
     assert "at decision 1 of the log (its own 1):" in out
     # the public detail says what happened; the bot's stderr is in its seat's trace only
     assert "    the bot exited with status 1\n" in out and "ValueError: no" not in out
     assert "it gave no answer (see the detail)" in out
-    assert main(["match", "replay", match_id, "--seat", "0", *srv]) == 0
+    assert main(["match", "replay", match_id, "--seat", "1", *srv]) == 0
     out = capsys.readouterr().out
     assert "no answer: crash: boom" in out and "stderr | about to fail" in out
     assert "(played by the fallback)" in out

@@ -211,11 +211,12 @@ def test_a_ranked_match_from_my_seat_and_from_the_stands(
 
     # The owner's CLI: the seat's view per decision, and as JSON.
     monkeypatch.setenv("HAMLET_TOKEN", alice_token)
-    code, text = cli(capsys, "match", "replay", first, "--seat", str(mine), *srv)
-    assert code == 0 and f"Seat {mine} (peeker)" in text
+    # --seat N and the printed seat count from 1, as people read seats
+    code, text = cli(capsys, "match", "replay", first, "--seat", str(mine + 1), *srv)
+    assert code == 0 and f"Seat {mine + 1} (peeker)" in text
     assert "decision 1 (log #" in text and "  saw " in text and "face_down" in text
     assert f"stderr | {MARKER}{mine}" in text and "  * " in text
-    code, text = cli(capsys, "match", "replay", first, "--seat", str(mine), "--json", *srv)
+    code, text = cli(capsys, "match", "replay", first, "--seat", str(mine + 1), "--json", *srv)
     assert code == 0 and json.loads(text)["decisions"][0]["number"] == 1
-    code, _ = cli(capsys, "match", "replay", first, "--seat", str(theirs), *srv)
+    code, _ = cli(capsys, "match", "replay", first, "--seat", str(theirs + 1), *srv)
     assert code != 0

@@ -152,7 +152,8 @@ def test_the_tournament_page_shows_a_page_of_standings_and_matches_with_next_lin
     path = f"/tournaments/{tid}"
     matches = _follow(site, path, "matches", r'<tr><td><a href="/matches/([^"]+)">')
     assert sorted(matches) == sorted(site.matches["my_village"]) and len(matches) > 1
-    bots = _follow(site, path, "standings", r'<tr><td><a href="/bots/([^"?]+)\?')
+    # each standing line names its entry (name@version) and links to that bot's page
+    bots = _follow(site, path, "standings", r'<tr><td><a href="/bots/[^"?]+\?[^"]*">([^<]+)</a>')
     assert bots == [s.bot_name for s in t.standings] and t.standings_total == len(bots) > 1
     # live.json answers with the pages its page shows
     html = site.client.get(path).text
@@ -161,3 +162,25 @@ def test_the_tournament_page_shows_a_page_of_standings_and_matches_with_next_lin
     query = second.group(1).replace("&amp;", "&")
     live = site.client.get(f"{path}/live.json{query}").json()
     assert re.findall(r'<tr><td><a href="/matches/([^"]+)">', live["matches_html"]) == matches[1:2]
+
+
+def test_seats_and_places_are_1_based_on_every_page(site: Site) -> None:
+    mid = site.matches["village"][0]
+    m = site.arena.GetMatch(arena_pb2.MatchRef(match_id=mid)).match
+    shown = re.findall(
+        r'<td><span class="seat seat-\d">(\d+)</span></td>', site.client.get(f"/matches/{mid}").text
+    )
+    assert shown == [str(s.seat + 1) for s in m.seats] == ["1", "2"]
+    replay = site.client.get(f"/matches/{mid}/replay?d=1").text
+    assert "seat 1: " in replay and "seat 0" not in replay.split("<svg")[0]
+    assert re.search(r'class="seat seat-\d">seat [12]</span> chose', replay)
+    last = site.client.get(f"/matches/{mid}/replay?d=100000").text
+    final = last[last.index('id="final-scores"') :].split("</table>")[0]
+    rows = re.findall(
+        r'seat-\d">(\d+)</span></td><td>[^<]+</td><td class="num"[^>]*>[^<]*</td><td>(\d+)</td>',
+        final,
+    )
+    assert sorted(seat for seat, _ in rows) == ["1", "2"]
+    assert sorted(place for _, place in rows) in (["1", "2"], ["1", "1"])
+    board = site.client.get("/leaderboards/village").text
+    assert "against seat 0" not in board and "seat 0" not in board

@@ -135,7 +135,7 @@ def test_alice_sees_her_seats_hand_in_the_page_and_the_fragment(played: Played) 
     body = frame.json()
     assert body["seat"] == mine
     for text in (page.text, body["seat_html"]):
-        assert f"You are viewing seat {mine}'s private view" in text
+        assert f"You are viewing seat {mine + 1}'s private view" in text
         assert f"{MARKER}{mine}:" in text  # its stderr at this decision and the tail
         for key in ("selected", "face_down", "opportunity"):
             for i, card in enumerate(hand.get(key, [])):
@@ -233,7 +233,7 @@ def test_in_a_browser_alice_logs_in_and_steps_through_her_seats_view(played: Pla
         driver.find_element(By.ID, "seat-show").click()
         WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.ID, "seat-panel"))
         notice = driver.find_element(By.ID, "seat-message").text
-        assert f"You are viewing seat {played.mine}'s private view" in notice
+        assert f"You are viewing seat {played.mine + 1}'s private view" in notice
         assert f"seat={played.mine}" in driver.current_url
         first = driver.find_element(By.CSS_SELECTOR, "[data-test=seat-decision]").text
         body = driver.find_element(By.TAG_NAME, "body")

@@ -25,6 +25,21 @@
     document.getElementById("last").href = "?d=" + last + seatQuery;
   }
 
+  // Everything else on the page that names the position: the heading (and the tab's
+  // title), the seat form's position and the link back to the public view.
+  var heading = document.querySelector("#main > h1");
+  var seatForm = document.querySelector("form input[type=hidden][name=d]");
+  var seatHide = document.getElementById("seat-hide");
+
+  function counters(n) {
+    var at = "decision " + n;
+    if (heading) { heading.textContent = heading.textContent.replace(/decision \d+/, at); }
+    document.title = document.title.replace(/decision \d+/, at);
+    if (seatForm) { seatForm.value = String(n); }
+    if (seatHide) { seatHide.href = "?d=" + n; }
+    slider.setAttribute("aria-valuetext", "decision " + n + " of " + last);
+  }
+
   function moveCursor(n) {
     var line = document.getElementById("chart-cursor");
     if (!line) { return; }
@@ -50,11 +65,11 @@
         slider.value = String(d);
         viewer.setAttribute("data-d", String(d));
         links(d);
+        counters(d);
         moveCursor(d);
         var u = new URL(window.location.href);
         u.searchParams.set("d", String(d));
         window.history.replaceState(null, "", u.toString());
-        document.title = document.title.replace(/decision \d+/, "decision " + d);
         if (d >= last) { stop(); }
       });
   }
