@@ -112,6 +112,7 @@ class LeaderboardService:
         self.refits = refits
         self._lock = threading.Lock()
         self._boards: dict[Key, tuple[Snapshot, Published]] = {}
+        refits.on_publish.append(self._board)  # made on the refit thread, not by a reader
 
     def published(self, game: str, rules_version: str = "") -> Published:
         """The last fitted leaderboard (the engine's current rules when ``rules_version`` is

@@ -121,6 +121,10 @@ class RefitService:
         #: Told ``(game, results not yet in the published fit, CPU seconds of the last fit)``
         #: after every poll and fit.
         self.on_progress = on_progress
+        #: Told ``(key, snapshot)`` on the refit thread before a new fit is published: what
+        #: readers make of a fit (the published table's default view) is made here, once,
+        #: not by the first reader after each fit.
+        self.on_publish: list[Callable[[Key, Snapshot], object]] = []
         self._fitter = Fitter()
         self._pool: ProcessPoolExecutor | None = None
         self._boards: dict[Key, _Board] = {}
@@ -285,6 +289,8 @@ class RefitService:
             pause = max(self.debounce, FIT_GAP * fitted.cpu_seconds)
         board.next_fit = now + pause
         snapshot = Snapshot(fitted, datetime.now(UTC).replace(tzinfo=None))
+        for prepare in self.on_publish:
+            prepare(key, snapshot)
         with self._cond:
             board.snapshot, board.fitted, board.error = snapshot, fitted.matches, False
             self._cond.notify_all()
