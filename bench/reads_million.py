@@ -18,8 +18,10 @@
    ``GetLeaderboard``, ``GetTournament`` of the 5,000- and the 100,000-match event and
    ``GetReplay`` of a match, each with default paging (``--calls`` picks some).
 4. Prints p50/p99 milliseconds per call, the server's CPU share (its process and the fitting
-   process), the share the fits took (``hamlet_server_rating_fit_cpu_seconds_total``), and how
-   long new results took to show on the leaderboard (p50/max over the results fed).
+   process), the share the fits took (``hamlet_server_rating_fit_cpu_seconds_total``; full fits
+   and fast updates counted apart: at a million results a full fit comes every few minutes,
+   so a window of ``--seconds 300`` or more holds one), and how long new results took to show
+   on the leaderboard (p50/max over the results fed).
 
 Targets (issue 23): p99 <= 50 ms per read; fits <= 10% of a core; a new result visible on the
 leaderboard within 10 s. Numbers, never assertions; not part of the test run.
@@ -137,6 +139,7 @@ def serve(db: Path, refit_seconds: float) -> None:
     from server.app import build_server
     from server.auth.ratelimit import RateLimits
     from server.config import Settings
+    from server.services.refit import Snapshot
     from server.services.scheduling import MemoryEnqueuer
 
     made = Generated(**json.loads(db.with_suffix(".json").read_text()))
@@ -155,6 +158,14 @@ def serve(db: Path, refit_seconds: float) -> None:
             settings, enqueuer=MemoryEnqueuer(), registry=CollectorRegistry()
         )
         print(json.dumps({"port": port, "metrics": server.metrics_port}), flush=True)
+        if server.refits is not None:  # each fit's kind and CPU time, for the report
+
+            def told(_key: object, snapshot: Snapshot) -> None:
+                fitted = snapshot.fitted
+                kind = "full" if fitted.full else "fast"
+                print(f"fit {kind} {fitted.cpu_seconds:.4f} {time.time()}", flush=True)
+
+            server.refits.on_publish.append(told)
         line = sys.stdin.readline().split()
         if line and line[0] == "feed":
             field = planted.Field(
@@ -247,6 +258,7 @@ def measure(args: argparse.Namespace, db: Path, made: Generated) -> None:
         base = first.results_recorded
         replay_id = made.replay
         fed: dict[int, float] = {}
+        fits: list[tuple[str, float, float]] = []  # (full or fast, CPU s, wall time)
 
         def read_fed() -> None:
             assert proc.stdout is not None
@@ -254,6 +266,8 @@ def measure(args: argparse.Namespace, db: Path, made: Generated) -> None:
                 parts = line.split()
                 if parts and parts[0] == "fed":
                     fed[int(parts[1])] = float(parts[2])
+                elif parts and parts[0] == "fit":
+                    fits.append((parts[1], float(parts[2]), float(parts[3])))
 
         threading.Thread(target=read_fed, daemon=True).start()
         proc.stdin.write(f"feed {args.rate} {args.seconds}\n")
@@ -284,6 +298,7 @@ def measure(args: argparse.Namespace, db: Path, made: Generated) -> None:
         times: dict[str, list[float]] = {name: [] for name in calls}
         seen: list[tuple[float, int]] = []  # (wall time, results in the leaderboard's fit)
         cpu0, fit0, t0 = _cpu(server), _metric(ports["metrics"], FIT_CPU), time.monotonic()
+        wall0 = time.time()
 
         def loop(name: str, call: Callable[[], object]) -> None:
             """One client calling ``call`` back to back for the window."""
@@ -329,6 +344,16 @@ def measure(args: argparse.Namespace, db: Path, made: Generated) -> None:
         f"server CPU (its process and the fitting process): {(cpu1 - cpu0) / window:.0%} of a core"
     )
     print(f"fits' CPU: {(fit1 - fit0) / window:.1%} of a core (target <= 10%)")
+    for kind in ("full", "fast"):
+        cpu = [c for k, c, at in fits if k == kind and wall0 <= at <= wall0 + window]
+        if cpu:
+            print(
+                f"  {kind} fits in the window: {len(cpu)}, CPU s each p50 "
+                f"{statistics.median(cpu):.3f}, max {max(cpu):.3f}"
+            )
+    first_full = [c for k, c, _ in fits if k == "full"]
+    if first_full:
+        print(f"  the first (full, cold) fit: {first_full[0]:.1f} CPU s")
     delays = []
     for i, when in sorted(fed.items()):
         shown = next((t for t, n in seen if n > i), None)
