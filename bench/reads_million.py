@@ -163,7 +163,7 @@ def serve(db: Path, refit_seconds: float) -> None:
             def told(_key: object, snapshot: Snapshot) -> None:
                 fitted = snapshot.fitted
                 kind = "full" if fitted.full else "fast"
-                print(f"fit {kind} {fitted.cpu_seconds:.4f} {time.time()}", flush=True)
+                _say(f"fit {kind} {fitted.cpu_seconds:.4f} {time.time()}")
 
             server.refits.on_publish.append(told)
         line = sys.stdin.readline().split()
@@ -205,7 +205,17 @@ def _feed(server: object, field: planted.Field, rate: float, seconds: float) -> 
         on_final = server.services.matches.on_final
         if on_final is not None:
             on_final(tid)  # what the recorder does after a report: the refits' signal too
-        print(f"fed {i} {time.time()}", flush=True)
+        _say(f"fed {i} {time.time()}")
+
+
+_SAY = threading.Lock()
+
+
+def _say(line: str) -> None:
+    """One whole line to stdout (the feed and the refit thread both report)."""
+    with _SAY:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
 
 
 def _metric(port: int, name: str) -> float:
@@ -262,12 +272,15 @@ def measure(args: argparse.Namespace, db: Path, made: Generated) -> None:
 
         def read_fed() -> None:
             assert proc.stdout is not None
-            for line in proc.stdout:
+            for line in proc.stdout:  # read to the end: the server never blocks on it
                 parts = line.split()
-                if parts and parts[0] == "fed":
-                    fed[int(parts[1])] = float(parts[2])
-                elif parts and parts[0] == "fit":
-                    fits.append((parts[1], float(parts[2]), float(parts[3])))
+                try:
+                    if parts and parts[0] == "fed":
+                        fed[int(parts[1])] = float(parts[2])
+                    elif parts and parts[0] == "fit":
+                        fits.append((parts[1], float(parts[2]), float(parts[3])))
+                except (IndexError, ValueError):  # a line of the server's own
+                    continue
 
         threading.Thread(target=read_fed, daemon=True).start()
         proc.stdin.write(f"feed {args.rate} {args.seconds}\n")
