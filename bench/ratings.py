@@ -20,6 +20,9 @@
   the fitting side of that incremental refit in memory at 100,000 and 1,000,000 results.
   ``--service-db FILE`` times the path on a copy of a file generated before (``bench/
   reads_million.py --db FILE``), ``--service-results ""`` skips recording.
+- ``--updates``: a full refit against a fast update (``server/ratings/update.py``) after
+  1,200 new results, at 100,000 and 1,000,000 results (two- and four-seat), in CPU seconds,
+  and the largest difference of their ratings.
 
 Targets (the ranked-play issue): 100k in under 2 s, 1M in under 15 s, the bootstrap under
 3 minutes, coverage 93-97%. Numbers only; tests assert nothing about time.
@@ -38,8 +41,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import refit_path
-from server.ratings.data import Packed
+from server.ratings.data import Packed, Result
+from server.ratings.design import Design
 from server.ratings.fit import ELO, Layout, fit
+from server.ratings.fitter import Fitter
 from server.ratings.intervals import ANCHOR_RATING, Z95, bootstrap, ratings_and_sd, sandwich
 from server.ratings.simulate import simulate
 
@@ -97,6 +102,42 @@ def timed_fit(matches: int) -> tuple[float, float, int, float]:
     return fitted - start, done - fitted, result.iterations, loop_total
 
 
+def mixed(n: int, bots: int = 200, seed: int = 0) -> list[Result]:
+    """``n`` results of planted strengths among ``bots``: events of 50,000, every fourth at
+    four seats, the others at two (as ``bench/reads_million.py`` generates), blocks of two."""
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(0.0, 1.0, bots)
+    names = ["random@1", *(f"m{i:03d}@1" for i in range(1, bots))]
+    out = []
+    for i in range(n):
+        k = 4 if (i // 50_000) % 4 == 3 else 2
+        seats = rng.choice(bots, size=k, replace=False)
+        order = np.argsort(-(rng.gumbel(size=k) + strength[seats]))
+        ranks = np.empty(k, np.int64)
+        ranks[order] = np.arange(k)
+        out.append(Result(tuple(names[s] for s in seats), tuple(map(int, ranks)), f"b{i // 2}"))
+    return out
+
+
+def updates(sizes: list[int], new: int = 1_200) -> None:
+    """A full refit against a fast update (server.ratings.update) after ``new`` results (a
+    minute at 20 a second), CPU seconds, and how far apart their ratings are."""
+    print(f"refit after {new:,} new results: full fit against fast update (CPU s; 200 bots)")
+    print(f"{'results':>10} {'full s':>8} {'fast s':>8} {'max |fast - full| Elo':>22}")
+    for n in sizes:
+        rows = mixed(n + new)
+        design, fitter, key = Design(), Fitter(), ("g", "r")
+        design.append(rows[:n])
+        fitter.fit(key, design)
+        design.append(rows[n:])
+        fast = fitter.fit(key, design, full=False)
+        full = fitter.fit(key, design)
+        assert not fast.full and full.full
+        exact = {line.bot: line.rating for line in full.lines}
+        gap = max(abs(line.rating - exact[line.bot]) for line in fast.lines)
+        print(f"{n:>10,} {full.cpu_seconds:>8.2f} {fast.cpu_seconds:>8.3f} {gap:>22.2g}")
+
+
 def coverage(shared_luck: float, datasets: int) -> tuple[float, float]:
     """(sandwich, independent) coverage of nominal 95% intervals."""
     hits = np.zeros(2)
@@ -120,6 +161,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help="skip 1M matches and the bootstrap")
     parser.add_argument(
+        "--updates",
+        action="store_true",
+        help="only a full refit against a fast update, at 100,000 and 1,000,000 results",
+    )
+    parser.add_argument(
         "--service", action="store_true", help="only the service's refit path through the store"
     )
     parser.add_argument(
@@ -136,6 +182,9 @@ def main() -> None:
         "bench/reads_million.py --db)",
     )
     args = parser.parse_args()
+    if args.updates:
+        updates([100_000] if args.quick else [100_000, 1_000_000])
+        return
     refit_path.table(args.service_results, args.service_db)
     if args.service:
         return

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from server.ratings import intervals
+from server.ratings import intervals, update
 from server.ratings.design import Batch, Design
 from server.ratings.fit import FitResult, fit, warm_start
 from server.ratings.intervals import Line, SeatAdvantage
@@ -34,6 +34,8 @@ class Fitted:
     iterations: int
     #: CPU seconds the fit took on the thread that ran it.
     cpu_seconds: float
+    #: A full fit (every result, new intervals), not a fast update (:mod:`server.ratings.update`).
+    full: bool = True
 
 
 class Fitter:
@@ -42,10 +44,11 @@ class Fitter:
     def __init__(self) -> None:
         self._designs: dict[Key, Design] = {}
         self._last: dict[Key, tuple[tuple[str, ...], FitResult]] = {}
+        self._bases: dict[Key, update.Base] = {}
 
-    def update(self, key: Key, batches: list[Batch]) -> Fitted | None:
-        """Apply ``batches`` to this process's copy of the design and fit; None when the
-        copy does not match the first batch (send the whole design instead)."""
+    def update(self, key: Key, batches: list[Batch], full: bool = True) -> Fitted | None:
+        """Apply ``batches`` to this process's copy of the design and fit (:meth:`fit`);
+        None when the copy does not match the first batch (send the whole design instead)."""
         design = self._designs.get(key)
         if batches and batches[0].names_before == batches[0].results_before == 0:
             design = self._designs[key] = Design()
@@ -57,26 +60,48 @@ class Fitter:
         except ValueError:
             del self._designs[key]
             return None
-        return self.fit(key, design)
+        return self.fit(key, design, full)
 
     def forget(self, key: Key) -> None:
         """Drop a leaderboard's design and last solution (the next fit starts cold)."""
         self._designs.pop(key, None)
         self._last.pop(key, None)
+        self._bases.pop(key, None)
 
-    def fit(self, key: Key, design: Design) -> Fitted:
-        """Fit the design, warm-started from this leaderboard's last solution."""
+    def fit(self, key: Key, design: Design, full: bool = True) -> Fitted:
+        """Fit the design, warm-started from this leaderboard's last solution: a fast update
+        from the last full fit when ``full`` is false and the new results allow one
+        (:func:`server.ratings.update.tail`), else a full fit."""
         started = time.thread_time()
         packed = design.packed()
         if not packed.tables:
             return Fitted((), (), 0, 0, 0, time.thread_time() - started)
+        base = None if full else self._bases.get(key)
+        new = None if base is None else update.tail(base, packed)
+        if base is not None and new is not None:
+            # from the base's solution (full fits, too, start from the last full fit: a
+            # start changes a solution within Newton's tolerance, and full fits stay equal)
+            result = update.solve(base, new)
+            lines = intervals.render(update.moved(base, result, packed))
+            seats = intervals.seat_advantages(result, base.cov)
+            return Fitted(
+                tuple(lines),
+                tuple(seats),
+                design.results,
+                packed.blocks,
+                result.iterations,
+                time.thread_time() - started,
+                full=False,
+            )
         last = self._last.get(key)
         start = None if last is None else warm_start(last[1], last[0], packed)
         result = fit(packed, start=start, tolerance=TOLERANCE)
         cov = intervals.sandwich(packed, result)
-        lines = intervals.table(packed, result, cov)
+        frame = intervals.frame(packed, result, cov)
+        lines = intervals.render(frame)
         seats = intervals.seat_advantages(result, cov)
         self._last[key] = (packed.names, result)
+        self._bases[key] = update.base_of(packed, result, cov, frame)
         return Fitted(
             tuple(lines),
             tuple(seats),
@@ -91,9 +116,9 @@ class Fitter:
 _IN_PROCESS = Fitter()
 
 
-def refit_in_process(key: Key, batches: list[Batch]) -> Fitted | None:
+def refit_in_process(key: Key, batches: list[Batch], full: bool = True) -> Fitted | None:
     """The pool's task: :meth:`Fitter.update` on this process's fitter."""
-    return _IN_PROCESS.update(key, batches)
+    return _IN_PROCESS.update(key, batches, full)
 
 
 def forget_in_process(key: Key) -> None:

@@ -22,10 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import stats
 
 from server.ratings import components, profile, ranks, smallsample
-from server.ratings.data import Packed
+from server.ratings.data import IntArray, Packed
 from server.ratings.fit import ELO, FitResult, FloatArray, fit
 
 ANCHOR_BOT = "random"
@@ -183,8 +184,37 @@ def rank_ranges(low: FloatArray, high: FloatArray) -> list[tuple[int, int]]:
     ]
 
 
+@dataclass(frozen=True)
+class Frame:
+    """The published table as arrays by bot index, before it is cut into lines: what a fast
+    update (:mod:`server.ratings.update`) moves when only the point estimate changed."""
+
+    names: tuple[str, ...]
+    rating: FloatArray
+    low: FloatArray
+    high: FloatArray
+    half: FloatArray  # the two-sided half-width the provisional rule reads
+    games: IntArray
+    places: FloatArray
+    groups: components.Groups
+    open_high: NDArray[np.bool_]
+    open_low: NDArray[np.bool_]
+    anchor: int | None
+    cov_elo: FloatArray
+    df: FloatArray
+    #: Per group, the joint rank ranges' critical value (depends on the covariance only).
+    quantiles: tuple[float, ...]
+    #: Rows giving the anchored strengths from the parameters (``scale(...).contrasts``).
+    contrasts: FloatArray
+
+
 def table(packed: Packed, result: FitResult, cov: FloatArray) -> list[Line]:
     """The published leaderboard: group by group, best first within each."""
+    return render(frame(packed, result, cov))
+
+
+def frame(packed: Packed, result: FitResult, cov: FloatArray) -> Frame:
+    """The published table's arrays (see :func:`table`)."""
     s = scale(packed)
     rating = s.base + ELO * (s.contrasts @ result.params)
     cov_elo = ELO * ELO * (s.contrasts @ cov @ s.contrasts.T)
@@ -224,40 +254,68 @@ def table(packed: Packed, result: FitResult, cov: FloatArray) -> list[Line]:
             low[members], high[members] = -np.inf, rating[members]
     if s.anchor is not None:
         low[s.anchor] = high[s.anchor] = rating[s.anchor]
-    lines: list[Line] = []
+    quantiles = []
     for g in range(s.groups.count):
         members = s.groups.members(g)
-        per_line = rank_ranges(low[members], high[members])
+        closed = np.isfinite(low[members]) & np.isfinite(high[members])
+        quantiles.append(ranks.max_t_quantile(cov_elo[np.ix_(members, members)], closed))
+    return Frame(
+        packed.names,
+        rating,
+        low,
+        high,
+        half,
+        np.array(packed.games, np.int64),
+        np.array(packed.places, np.float64),
+        s.groups,
+        open_high,
+        open_low,
+        s.anchor,
+        cov_elo,
+        df,
+        tuple(quantiles),
+        s.contrasts,
+    )
+
+
+def render(f: Frame) -> list[Line]:
+    """A frame's lines: group by group, best first within each."""
+    lines: list[Line] = []
+    for g in range(f.groups.count):
+        members = f.groups.members(g)
+        low, high = f.low[members], f.high[members]
+        per_line = rank_ranges(low, high)
         joint = ranks.joint(
-            rating[members],
-            cov_elo[np.ix_(members, members)],
-            low[members],
-            high[members],
-            df[members],
+            f.rating[members],
+            f.cov_elo[np.ix_(members, members)],
+            low,
+            high,
+            f.df[members],
+            q=f.quantiles[g],
         )
         for m, i in enumerate(members):
-            games = int(packed.games[i])
-            is_open = bool(open_high[i] or open_low[i])
+            games = int(f.games[i])
+            is_open = bool(f.open_high[i] or f.open_low[i])
             lines.append(
                 Line(
-                    bot=packed.names[i],
-                    rating=float(rating[i]),
-                    low=float(low[i]),
-                    high=float(high[i]),
+                    bot=f.names[i],
+                    rating=float(f.rating[i]),
+                    low=float(f.low[i]),
+                    high=float(f.high[i]),
                     rank_low=per_line[m][0],
                     rank_high=per_line[m][1],
                     games=games,
-                    average_place=float(packed.places[i] / games) if games else 0.0,
+                    average_place=float(f.places[i] / games) if games else 0.0,
                     provisional=bool(
-                        is_open or half[i] > PROVISIONAL_HALF_WIDTH or games < PROVISIONAL_GAMES
+                        is_open or f.half[i] > PROVISIONAL_HALF_WIDTH or games < PROVISIONAL_GAMES
                     ),
                     group=g,
-                    open_low=bool(open_low[i]),
-                    open_high=bool(open_high[i]),
-                    anchor=s.anchor is not None and i == s.anchor,
+                    open_low=bool(f.open_low[i]),
+                    open_high=bool(f.open_high[i]),
+                    anchor=f.anchor is not None and i == f.anchor,
                     joint_rank_low=joint.rank_low[m],
                     joint_rank_high=joint.rank_high[m],
-                    above=tuple(packed.names[members[j]] for j in joint.above[m]),
+                    above=tuple(f.names[members[j]] for j in joint.above[m]),
                 )
             )
     return sorted(lines, key=lambda line: (line.group, -line.rating, line.bot))

@@ -67,12 +67,15 @@ def joint(
     low: FloatArray,
     high: FloatArray,
     df: FloatArray,
+    q: float | None = None,
 ) -> Joint:
     """Joint rank ranges of one group's lines (Elo ratings, their covariance, marginal bounds
-    (infinite on an open side), degrees of freedom per line)."""
+    (infinite on an open side), degrees of freedom per line); ``q``, when given, is
+    :func:`max_t_quantile` of this covariance and these closed lines, computed before."""
     n = len(rating)
     closed = np.isfinite(low) & np.isfinite(high)
-    q = max_t_quantile(cov, closed)
+    if q is None:
+        q = max_t_quantile(cov, closed)
     tail = stats.norm.sf(q)  # per-pair one-sided level the joint bound amounts to
     var = np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2 * cov
     both = closed[:, None] & closed[None, :]

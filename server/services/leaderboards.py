@@ -60,6 +60,16 @@ class Published:
         latest: dict[str, int] = {}
         for vl in self.lines:
             latest[vl.bot] = max(latest.get(vl.bot, 0), vl.version)
+        if len(latest) == len(self.lines):
+            # one version a bot: the view is the table itself, its ranges are the table's
+            # (per group, as here). A fit's form is made on the refit thread, and this saves
+            # that thread (and the readers waiting on the interpreter lock) O(lines^2) work.
+            return self.lines
+        return self.subset_lines(latest)
+
+    def subset_lines(self, latest: dict[str, int]) -> tuple[VersionLine, ...]:
+        """The lines of the versions in ``latest`` (bot name -> version), rank ranges among
+        these lines (see :meth:`latest_lines`)."""
         shown = [vl for vl in self.lines if vl.version == latest[vl.bot]]
         out: list[VersionLine] = []
         for group in sorted({vl.line.group for vl in shown}):
@@ -112,6 +122,7 @@ class LeaderboardService:
         self.refits = refits
         self._lock = threading.Lock()
         self._boards: dict[Key, tuple[Snapshot, Published]] = {}
+        refits.on_publish.append(self._board)  # made on the refit thread, not by a reader
 
     def published(self, game: str, rules_version: str = "") -> Published:
         """The last fitted leaderboard (the engine's current rules when ``rules_version`` is

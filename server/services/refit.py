@@ -7,8 +7,17 @@ number it has read up to. A leaderboard is polled (its new rated results read an
 when the recorder says a result arrived (:meth:`RefitService.touch`) and at least every
 ``debounce`` seconds otherwise (results recorded by another process); it is refitted when it
 holds results its last fit had not, but not sooner than ``debounce`` seconds after its last
-fit, nor sooner than :data:`FIT_GAP` times that fit's CPU time (fits stay under a tenth of a
-core however large the design grows).
+fit, nor sooner than :data:`FIT_GAP` times that fit's CPU time.
+
+Most refits are fast updates (:mod:`server.ratings.update`): the point estimates move with
+the results added since the last full fit, at a cost that grows with those results, not
+with the log. A full fit (every result, new intervals) runs at the first fit, when the new
+results need one (a new bot, a result between groups), and otherwise as soon as
+:data:`FULL_GAP` times the last full fit's CPU time has passed (and ``full_seconds``, 0 by
+default): a small leaderboard, whose full fit takes milliseconds, is fully refitted every
+time; a million results get a full fit every minute or so and fast updates in between. Fast
+updates and full fits each stay under 1 / (1 + gap) of a core, together under a tenth,
+however large the design grows.
 
 Large fits run in a process of their own (``processes``): the design's new batches cross to
 it as integer arrays, and the fit never holds the server's GIL. Small ones run on the refit
@@ -22,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -38,9 +48,11 @@ from server.storage import RatedResult, Store
 
 log = logging.getLogger(__name__)
 
-#: The pause after a fit is at least this many times the fit's CPU time: fits then take at
-#: most 1 / (1 + FIT_GAP) of a core.
-FIT_GAP = 9.0
+#: The pause after a fast update is at least this many times its CPU time, and the pause
+#: between full fits at least :data:`FULL_GAP` times the last one's: each kind then takes at
+#: most 1 / (1 + gap) of a core, both together at most a tenth.
+FIT_GAP = 19.0
+FULL_GAP = 19.0
 #: Designs with fewer results fit on the refit thread even when processes are on.
 PROCESS_THRESHOLD = 2_000
 
@@ -65,6 +77,7 @@ class _Board:
     dirty: bool = True
     next_poll: float = 0.0
     next_fit: float = 0.0
+    next_full: float = 0.0  # no full fit before this (fast updates meanwhile)
     unsent: list[Batch] = field(default_factory=list)  # batches the fitting process lacks
     shipped: bool = False  # the fitting process holds this design (up to ``unsent``)
     error: bool = False
@@ -88,6 +101,7 @@ class RefitService:
         store: Store,
         *,
         debounce: float = 3.0,
+        full_seconds: float = 0.0,
         processes: bool = False,
         process_threshold: int = PROCESS_THRESHOLD,
         first_wait: float = 10.0,
@@ -97,6 +111,7 @@ class RefitService:
     ) -> None:
         self.store = store
         self.debounce = debounce
+        self.full_seconds = full_seconds
         self.processes = processes
         self.process_threshold = process_threshold
         self.first_wait = first_wait
@@ -106,6 +121,10 @@ class RefitService:
         #: Told ``(game, results not yet in the published fit, CPU seconds of the last fit)``
         #: after every poll and fit.
         self.on_progress = on_progress
+        #: Told ``(key, snapshot)`` on the refit thread before a new fit is published: what
+        #: readers make of a fit (the published table's default view) is made here, once,
+        #: not by the first reader after each fit.
+        self.on_publish: list[Callable[[Key, Snapshot], object]] = []
         self._fitter = Fitter()
         self._pool: ProcessPoolExecutor | None = None
         self._boards: dict[Key, _Board] = {}
@@ -239,6 +258,7 @@ class RefitService:
         if board.rebuild:  # on this thread: a poll under way never appends to a new design
             board.design, board.seq, board.fitted = Design(), 0, -1
             board.unsent, board.shipped, board.rebuild = [], False, False
+            board.next_full = 0.0
         tail = self.store.rated_results_after(key[0], key[1], board.seq)
         if tail.results:
             batch = board.design.append(as_result(r) for r in tail.results)
@@ -249,16 +269,28 @@ class RefitService:
 
     def _refit(self, key: Key, board: _Board) -> None:
         started = time.perf_counter()
+        full = self.clock() >= board.next_full
         if self.processes and board.design.results >= self.process_threshold:
-            fitted = self._in_process(key, board)
+            fitted = self._in_process(key, board, full)
         else:
-            fitted = self._fitter.fit(key, board.design)
+            fitted = self._fitter.fit(key, board.design, full)
             board.unsent, board.shipped = [], False
         seconds = time.perf_counter() - started
-        # The pause follows the fit's CPU time (a process's start-up or a busy machine's
+        # The pauses follow the fit's CPU time (a process's start-up or a busy machine's
         # waits are not the fit's cost).
-        board.next_fit = self.clock() + max(self.debounce, FIT_GAP * fitted.cpu_seconds)
+        now = self.clock()
+        if fitted.full:
+            board.next_full = now + max(self.full_seconds, FULL_GAP * fitted.cpu_seconds)
+            # the fast updates that follow are cheap: only a full fit that was asked for (its
+            # time had come) lets them start at once; one forced by the results (a new bot)
+            # pauses as a fast update would, so that such results cannot make every fit full
+            pause = self.debounce if full else max(self.debounce, FIT_GAP * fitted.cpu_seconds)
+        else:
+            pause = max(self.debounce, FIT_GAP * fitted.cpu_seconds)
+        board.next_fit = now + pause
         snapshot = Snapshot(fitted, datetime.now(UTC).replace(tzinfo=None))
+        for prepare in self.on_publish:
+            prepare(key, snapshot)
         with self._cond:
             board.snapshot, board.fitted, board.error = snapshot, fitted.matches, False
             self._cond.notify_all()
@@ -266,15 +298,15 @@ class RefitService:
             self.on_fit(key[0], seconds, fitted.matches)
         self._progress(key, board, fitted.cpu_seconds)
 
-    def _in_process(self, key: Key, board: _Board) -> Fitted:
+    def _in_process(self, key: Key, board: _Board, full: bool) -> Fitted:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = _fitting_pool()
         try:
             batches = board.unsent if board.shipped else [board.design.everything()]
-            fitted = self._pool.submit(refit_in_process, key, batches).result()
+            fitted = self._pool.submit(refit_in_process, key, batches, full).result()
             if fitted is None:  # the process lost its copy: send the whole design once
                 batches = [board.design.everything()]
-                fitted = self._pool.submit(refit_in_process, key, batches).result()
+                fitted = self._pool.submit(refit_in_process, key, batches, full).result()
         except BrokenProcessPool:
             self._pool = None
             for other in self._boards.values():
@@ -289,3 +321,26 @@ class RefitService:
         if self.on_progress is not None:
             pending = board.design.results - max(board.fitted, 0)
             self.on_progress(key[0], pending, cpu_seconds)
+
+
+#: The fitting process's BLAS runs on one thread: the process is meant to take one core at
+#: most, and on a busy host OpenBLAS's spinning helper threads made a 200-parameter solve
+#: cost 170 ms instead of 1 ms, on the cores the server's readers need.
+_ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _fitting_pool() -> ProcessPoolExecutor:
+    """A pool of one spawned process with single-threaded BLAS (an operator's own setting
+    is kept). The variables are set only while the process starts, so nothing else this
+    server starts inherits them."""
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    saved = {name: os.environ.get(name) for name in _ONE_THREAD}
+    try:
+        for name in _ONE_THREAD:
+            os.environ.setdefault(name, "1")
+        pool.submit(int).result()  # the process starts now, with this environment
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+    return pool

@@ -13,7 +13,7 @@ from server.storage.sql_accounts import AccountsPart
 from server.storage.sql_consent import ConsentPart
 from server.storage.sql_dispatch import DispatchPart
 from server.storage.sql_ladder import LadderPart
-from server.storage.sql_matches import MatchesPart
+from server.storage.sql_plant import PlantPart
 from server.storage.sql_quotas import QuotasPart
 from server.storage.sql_ratings import RatingsPart
 from server.storage.sql_standings import StandingsPart
@@ -28,7 +28,7 @@ class SqlStore(
     AccountsPart,
     LadderPart,
     TournamentsPart,
-    MatchesPart,
+    PlantPart,
     RatingsPart,
     StandingsPart,
     TracesPart,
