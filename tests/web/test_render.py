@@ -36,7 +36,7 @@ def test_a_state_draws_as_well_formed_svg_with_a_panel_per_seat(
     assert root.tag == f"{SVG}svg" and root.get("aria-label")
     texts = [t.text or "" for t in root.iter(f"{SVG}text")]
     for seat in range(players):
-        assert any(t.startswith(f"Seat {seat}") for t in texts), (name, seat)
+        assert any(t.startswith(f"Seat {seat + 1}") for t in texts), (name, seat)
     assert out.frame.scores is None or len(out.frame.scores) == players
 
 
@@ -80,7 +80,7 @@ def test_drawn_values_are_on_the_board() -> None:
     state = doc["states"]["end"]
     svg = str(render.render("village", state).frame.svg)
     for seat, p in enumerate(state["players"]):
-        assert f"Seat {seat} · prestige {p['prestige']}" in svg
+        assert f"Seat {seat + 1} · prestige {p['prestige']}" in svg
         assert f"coins {p['coins']}" in svg
 
 

@@ -201,7 +201,7 @@ def test_tracks_pin_the_year_and_mark_each_seats_vp() -> None:
     all_tips = tips(draw(s))
     assert "year 11 (now)" in all_tips and "year 12" in all_tips
     for seat, vp in enumerate((17, 23, 15)):
-        assert f"seat {seat}: {vp} VP" in all_tips
+        assert f"seat {seat + 1}: {vp} VP" in all_tips
 
 
 def test_seat_panels_show_money_hand_backs_jail_and_played_cards() -> None:
@@ -214,7 +214,7 @@ def test_seat_panels_show_money_hand_backs_jail_and_played_cards() -> None:
     assert "in jail" in words and "jail next year" not in words
     assert words[words.index("played:") + 1 :][:2] == ["animal thief", "vet"]
     assert "animal thief: played this year" in tips(seat)
-    assert "Seat 1 · michalis · 23 VP" in words and "income 5/year" in words
+    assert "Seat 2 · michalis · 23 VP" in words and "income 5/year" in words
     # the hand is card backs only, as many as its size; its cards' names are not public
     assert tips(seat).count("a card in hand (face hidden)") == p["hand_size"]
     assert "3 in hand: 2 selected, 1 face-down, 0 opportunity" in words
@@ -242,7 +242,7 @@ def test_a_theft_rings_the_animal_it_is_after() -> None:
         if c.get("stroke") == "#D00000"
     ]
     assert any(
-        "seat 0 is stealing a sheep from field 1 (stable 2) of seat 2" in t for t in texts(root)
+        "seat 1 is stealing a sheep from field 1 (stable 2) of seat 3" in t for t in texts(root)
     )
     assert {p for p, _ in out.text} & {"decision.thief", "decision.animal"} == set()
 
@@ -262,6 +262,6 @@ def test_an_auction_shows_its_lot_the_high_bid_and_who_passed() -> None:
     out = render.render("farmaria", s)
     words = texts(ET.fromstring(str(out.frame.svg)))
     assert "Auction lot:" in words and "cow" in words
-    assert "high bid 5 by seat 0" in words and "passed: seat 1" in words
-    assert "seat 1 to bid" in words
+    assert "high bid 5 by seat 1" in words and "passed: seat 2" in words
+    assert "seat 2 to bid" in words
     assert not [p for p, _ in out.text if p.startswith("decision.") and p != "decision.active"]

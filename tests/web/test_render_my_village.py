@@ -49,7 +49,7 @@ def village(root: ET.Element, seat: int) -> ET.Element:
     for g in root.iter(f"{NS}g"):
         if g.get("class") == f"village seat-{seat}":
             return g
-    raise AssertionError(f"no village group for seat {seat}")
+    raise AssertionError(f"no village group for seat {seat + 1}")
 
 
 def rich() -> dict[str, object]:
@@ -101,9 +101,9 @@ def test_villagers_are_tokens_on_their_spaces_and_absent_ones_leave_the_area_idl
     root = svg_of(state("2p", "middle"))
     seat0, seat1 = village(root, 0), village(root, 1)
     # Seat 0 has councilman, traveller, merchant; seat 1 abbot, traveller, craftsman.
-    assert {"seat 0's councilman", "seat 0's traveller", "seat 0's merchant"} <= set(titles(seat0))
-    assert "seat 0's abbot" not in titles(seat0) and "abbot: idle" in texts(seat0)
-    assert {"seat 1's abbot", "seat 1's traveller", "seat 1's craftsman"} <= set(titles(seat1))
+    assert {"seat 1's councilman", "seat 1's traveller", "seat 1's merchant"} <= set(titles(seat0))
+    assert "seat 1's abbot" not in titles(seat0) and "abbot: idle" in texts(seat0)
+    assert {"seat 2's abbot", "seat 2's traveller", "seat 2's craftsman"} <= set(titles(seat1))
     assert "councilman: idle" in texts(seat1) and "merchant: idle" in texts(seat1)
 
 
@@ -158,10 +158,10 @@ def test_goods_on_buildings_time_marker_chronicle_rat_and_hand() -> None:
     assert seat0.count("beer") == 1 and seat0.count("free beer space") == 1
     assert "time space 1: the time marker" in seat0
     assert "time space 8: the time marker" in titles(village(root, 1))
-    # The chronicle: seat 0's abbot and seat 1's councilman lie on the first spaces.
-    assert {"seat 0's abbot", "seat 1's councilman"} <= set(titles(root))
+    # The chronicle: seat 0's abbot and seat 2's councilman lie on the first spaces.
+    assert {"seat 1's abbot", "seat 2's councilman"} <= set(titles(root))
     assert "the rat on space 7" in titles(root)
-    assert "held by seat 1" in titles(root) and "5 SP on it" in texts(root)
+    assert "held by seat 2" in titles(root) and "5 SP on it" in texts(root)
     assert "coffin 4" in titles(root) and "Coffins 4 of 9 (the game ends at 9)" in texts(root)
 
 
@@ -180,14 +180,14 @@ def test_cards_in_play_markers_and_the_white_banners_used() -> None:
     assert "play ✓" in texts(seat0) and "deaths due 1 · day labourers 1" in texts(seat0)
     assert titles(seat1).count("wildcard") == 2 and "free wildcard space" in titles(seat1)
     assert {"M-P1 pen monk", "T-B1: 2 PP"} <= set(titles(seat1))
-    assert "pen: empty" in titles(root) and "grave 3: seat 1" in titles(root)
+    assert "pen: empty" in titles(root) and "grave 3: seat 2" in titles(root)
     assert "empty: the round is played out" in texts(root)
 
 
 def test_each_seat_has_one_village_board() -> None:
     root = svg_of(state("3p", "end"))
     for seat in range(3):
-        assert any(t.startswith(f"Seat {seat} · board ") for t in texts(village(root, seat)))
+        assert any(t.startswith(f"Seat {seat + 1} · board ") for t in texts(village(root, seat)))
 
 
 def as_floats(value: object) -> object:

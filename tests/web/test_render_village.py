@@ -67,24 +67,24 @@ def test_every_text_is_at_least_12_px_and_the_board_states_its_size(
 def test_members_stand_on_their_places_with_their_generation() -> None:
     found = tips(board("3p", "middle"))
     # seat 0: a generation-2 member trained in the office, one of generation 1 on council 1
-    assert "seat 0, generation 2, office" in found
-    assert "seat 0, generation 1, council 1" in found
+    assert "seat 1, generation 2, office" in found
+    assert "seat 1, generation 1, council 1" in found
     # seat 1: generation 2 on council stage 3 and in church window 2; four in the black bag
-    assert "seat 1, generation 2, council 3" in found
-    assert "seat 1, generation 2, church window 2" in found
-    bag = sorted(t for t in found if t.startswith("seat 1,") and t.endswith("in the black bag"))
-    assert bag == [f"seat 1, generation {g}, in the black bag" for g in (1, 2, 3, 3)]
+    assert "seat 2, generation 2, council 3" in found
+    assert "seat 2, generation 2, church window 2" in found
+    bag = sorted(t for t in found if t.startswith("seat 2,") and t.endswith("in the black bag"))
+    assert bag == [f"seat 2, generation {g}, in the black bag" for g in (1, 2, 3, 3)]
     # seat 2: generation 2 at home, generation 1 in a grave, T2 marked on the map
-    assert "seat 2, generation 2, farmyard" in found
-    assert "seat 2, generation 1, in a grave" in found
-    assert "seat 2 marked T2" in found
-    assert found.count("seat 2, generation 2, unborn") == 2
+    assert "seat 3, generation 2, farmyard" in found
+    assert "seat 3, generation 1, in a grave" in found
+    assert "seat 3 marked T2" in found
+    assert found.count("seat 3, generation 2, unborn") == 2
 
 
 def test_a_traveller_stands_in_its_town() -> None:
     found = tips(board("2p", "middle"))
-    assert "seat 0, generation 2, town T4" in found  # members["town:T4"] = [0, 1, 0, 0]
-    assert {"seat 0 marked T1", "seat 0 marked T4"} <= set(found)
+    assert "seat 1, generation 2, town T4" in found  # members["town:T4"] = [0, 1, 0, 0]
+    assert {"seat 1 marked T1", "seat 1 marked T4"} <= set(found)
 
 
 def test_cubes_lie_on_their_action_spaces() -> None:
@@ -108,8 +108,8 @@ def test_the_market_shows_stalls_queue_and_pile() -> None:
 
 def test_the_chronicle_and_graves_fill_by_player_count() -> None:
     found = tips(board("3p", "middle"))
-    assert found.count("seat 0's member in the crafts chronicle") == 2
-    assert found.count("seat 1's member in the crafts chronicle") == 1
+    assert found.count("seat 1's member in the crafts chronicle") == 2
+    assert found.count("seat 2's member in the crafts chronicle") == 1
     assert found.count("crafts chronicle: blocked with 3 players") == 1
     assert found.count("grave blocked with 3 players") == 1
     assert found.count("a free grave") == 4
@@ -120,13 +120,13 @@ def test_the_chronicle_and_graves_fill_by_player_count() -> None:
 def test_time_prestige_and_the_end_are_drawn() -> None:
     root = board("3p", "end")
     words = texts(root)
-    assert "Seat 1 · prestige 27 · starting player" in words
+    assert "Seat 2 · prestige 27 · starting player" in words
     assert "83 spent · lap 6 · deaths due 0" in words  # time 83 on a 14-space lap
-    assert "End triggered by seat 0; no last turn left" in words
+    assert "End triggered by seat 1; no last turn left" in words
     assert "time marker: 83 spent" in tips(root)
-    assert "Village · round 16 · seat 1 started the round · game over" in words
+    assert "Village · round 16 · seat 2 started the round · game over" in words
     assert not any(w.endswith("to move") for w in words)  # nobody moves once it is over
-    assert "seat 1 to move" in texts(board("3p", "middle"))
+    assert "seat 2 to move" in texts(board("3p", "middle"))
 
 
 def test_only_the_open_decision_stays_text() -> None:

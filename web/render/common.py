@@ -45,8 +45,8 @@ def header(svg: Svg, text: str, active: int | None) -> None:
     svg.rect(0, 0, svg.width, 30, fill="#f2f2f2")
     svg.text(10, 20, text, font_size="14", font_weight="bold")
     if active is not None:
-        svg.marker(active, svg.width - 120, 15, 7, f"seat {active} to move")
-        svg.text(svg.width - 108, 20, f"seat {active} to move", font_size="13")
+        svg.marker(active, svg.width - 120, 15, 7, f"seat {active + 1} to move")
+        svg.text(svg.width - 108, 20, f"seat {active + 1} to move", font_size="13")
 
 
 def cube(svg: Svg, colour: str, count: int, x: float, y: float, size: float = 18) -> None:
@@ -59,8 +59,8 @@ def cube(svg: Svg, colour: str, count: int, x: float, y: float, size: float = 18
 
 def seat_label(svg: Svg, seat: int, x: float, y: float, extra: str = "") -> None:
     """The seat's marker and name at the start of its panel."""
-    svg.marker(seat, x + 8, y + 8, 8, f"seat {seat}")
-    svg.text(x + 22, y + 13, f"Seat {seat}{extra}", font_size="14", font_weight="bold")
+    svg.marker(seat, x + 8, y + 8, 8, f"seat {seat + 1}")
+    svg.text(x + 22, y + 13, f"Seat {seat + 1}{extra}", font_size="14", font_weight="bold")
 
 
 def stat(svg: Svg, label: str, value: object, x: float, y: float) -> None:

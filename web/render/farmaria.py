@@ -106,8 +106,8 @@ def _table(svg: Svg, decision: dict[str, object], order: list[object], y: float)
     """The turn order and what lies on the table for the pending decision."""
     svg.text(8, y + 15, "Turn order:", font_size="12", font_weight="bold")
     for i, seat in enumerate(order):
-        svg.marker(num(seat), 100 + i * 36, y + 11, 6, f"turn {i + 1}: seat {num(seat)}")
-        svg.text(109 + i * 36, y + 15, str(num(seat)), font_size="12")
+        svg.marker(num(seat), 100 + i * 36, y + 11, 6, f"turn {i + 1}: seat {num(seat) + 1}")
+        svg.text(109 + i * 36, y + 15, str(num(seat) + 1), font_size="12")
     x = 110 + 36 * len(order)
     notes = []
     if "remaining" in decision:
@@ -116,9 +116,9 @@ def _table(svg: Svg, decision: dict[str, object], order: list[object], y: float)
         where = num(decision.get("stable"))
         place = f"stable {where + 1}" if where >= 0 else "outside"
         notes.append(
-            f"seat {num(decision['thief'])} is stealing a {decision.get('animal')} "
+            f"seat {num(decision['thief']) + 1} is stealing a {decision.get('animal')} "
             f"from field {num(decision.get('field')) + 1} ({place}) of seat "
-            f"{num(decision.get('player'))}, ringed in red"
+            f"{num(decision.get('player')) + 1}, ringed in red"
         )
     if "placing" in decision:
         notes.append(f"placing a {decision['placing']}")
@@ -132,13 +132,13 @@ def _table(svg: Svg, decision: dict[str, object], order: list[object], y: float)
         bidder = opt_seat(decision.get("high_bidder"))
         lines = [
             f"high bid {num(decision.get('high_bid'))}"
-            + (f" by seat {bidder}" if bidder is not None and bidder >= 0 else " (no bid yet)")
+            + (f" by seat {bidder + 1}" if bidder is not None and bidder >= 0 else " (no bid yet)")
         ]
         if "bidder" in decision:
-            lines.append(f"seat {num(decision['bidder'])} to bid")
+            lines.append(f"seat {num(decision['bidder']) + 1} to bid")
         # one flag per seat: has it left the bidding
-        passed = [str(i) for i, out in enumerate(as_list(decision.get("passed"))) if out]
-        lines.append("passed: " + (", ".join(f"seat {s}" for s in passed) or "nobody"))
+        passed = [i for i, out in enumerate(as_list(decision.get("passed"))) if out]
+        lines.append("passed: " + (", ".join(f"seat {s + 1}" for s in passed) or "nobody"))
         for i, line in enumerate(lines):
             svg.text(90 + CARD_W + 12, ly + 20 + i * 18, line, font_size="12")
 

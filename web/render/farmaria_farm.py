@@ -189,7 +189,7 @@ def draw_panel(
     ``theft`` is (field, goods index) of the animal a pending theft targets on this farm."""
     h = panel_height(p)
     svg.open("g", class_="seat", data_seat=seat)
-    svg.rect(2, y, width - 4, h - 4, f"seat {seat}", fill="#fff", stroke="#999")
+    svg.rect(2, y, width - 4, h - 4, f"seat {seat + 1}", fill="#fff", stroke="#999")
     character = str(p.get("character") or "no character yet")
     vp = num(p.get("vp"))
     seat_label(svg, seat, 8, y + 6, f" · {character} · {vp} VP")

@@ -80,7 +80,9 @@ def tracks(svg: Svg, state: dict[str, object], players: int, y: float) -> float:
         v = min(max(vp, 0), goal)
         level = stack.get(v, 0)
         stack[v] = level + 1
-        svg.marker(seat, 60 + v * cell + cell / 2, vy + 30 + level * 15, 6, f"seat {seat}: {vp} VP")
+        svg.marker(
+            seat, 60 + v * cell + cell / 2, vy + 30 + level * 15, 6, f"seat {seat + 1}: {vp} VP"
+        )
     return 28 + 36 + max(stack.values(), default=1) * 15
 
 

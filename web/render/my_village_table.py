@@ -55,9 +55,9 @@ def dice_and_turns(svg: Svg, state: dict[str, object], y: float) -> float:
                 stroke_width="2",
                 rx="3",
             )
-        svg.marker(num(seat), x + 13, y + TITLE_H + 16, 8, f"turn {i + 1}: seat {num(seat)}")
+        svg.marker(num(seat), x + 13, y + TITLE_H + 16, 8, f"turn {i + 1}: seat {num(seat) + 1}")
     first = num(state.get("first_player"))
-    svg.text(x0, y + TITLE_H + 48, f"first player: seat {first}", font_size=SMALL, fill=MUTED)
+    svg.text(x0, y + TITLE_H + 48, f"first player: seat {first + 1}", font_size=SMALL, fill=MUTED)
     _hand(svg, as_dict(state.get("hand")), 600, y, turn_value(state))
     return y + TITLE_H + 56
 
@@ -76,8 +76,8 @@ def _hand(svg: Svg, hand: dict[str, object], x: float, y: float, value: int) -> 
     card(svg, x, y + TITLE_H, 192, 50, "meeting", "palm up" if palm else "back up", tip)
     banner(svg, x + 146, y + TITLE_H + 3, data.HAND_VALUES, black=True, w=42, value=value)
     if holder is not None:
-        svg.marker(holder, x + 14, y + TITLE_H + 33, 8, f"held by seat {holder}")
-        svg.text(x + 26, y + TITLE_H + 38, f"seat {holder}", font_size=SMALL)
+        svg.marker(holder, x + 14, y + TITLE_H + 33, 8, f"held by seat {holder + 1}")
+        svg.text(x + 26, y + TITLE_H + 38, f"seat {holder + 1}", font_size=SMALL)
     svg.text(x + 80, y + TITLE_H + 38, f"{num(hand.get('sp'))} SP on it", font_size=SMALL)
 
 
@@ -246,7 +246,7 @@ def chronicle(svg: Svg, state: dict[str, object], y: float) -> float:
                     text_anchor="middle",
                 )
             else:
-                svg.marker(seat, bx + 15, y + TITLE_H + 33, 9, f"seat {seat}'s {prof}")
+                svg.marker(seat, bx + 15, y + TITLE_H + 33, 9, f"seat {seat + 1}'s {prof}")
     x0 = 8 + 5 * 110
     graves = as_list(state.get("graves"))
     title(svg, x0, y, "Anonymous graves")
@@ -256,7 +256,7 @@ def chronicle(svg: Svg, state: dict[str, object], y: float) -> float:
             x0 + 10 + (i % 10) * 22,
             y + TITLE_H + 10 + (i // 10) * 20,
             8,
-            f"grave {i + 1}: seat {num(dead)}",
+            f"grave {i + 1}: seat {num(dead) + 1}",
         )
     if not graves:
         svg.text(x0, y + TITLE_H + 13, "none yet", font_size=SMALL, fill=MUTED)

@@ -47,7 +47,9 @@ def village(
     ]
     bottom = y_cols + max(heights) + 8
     # The outline comes last (its height is known only now); unfilled, it covers nothing.
-    svg.rect(2, top, WIDTH - 4, bottom - top, f"village of seat {seat}", fill="none", stroke="#888")
+    svg.rect(
+        2, top, WIDTH - 4, bottom - top, f"village of seat {seat + 1}", fill="none", stroke="#888"
+    )
     svg.close("g")
     return bottom + 6
 
@@ -220,7 +222,7 @@ def _area(
             rx="4",
         )
         if here:
-            svg.marker(seat, x + 13, y + 13, 8, f"seat {seat}'s {prof}")
+            svg.marker(seat, x + 13, y + 13, 8, f"seat {seat + 1}'s {prof}")
         svg.text(
             x + 26 if here else x + 6,
             y + 17,

@@ -76,7 +76,7 @@ def draw(state: dict[str, object]) -> Frame:
     start = num(state.get("starting_player"))
     # Once the game is over nobody is to move, though the state still names a last active seat.
     over = as_dict(state.get("decision")).get("kind") == "over"
-    line = f"Village · round {num(state.get('round'))} · seat {start} started the round"
+    line = f"Village · round {num(state.get('round'))} · seat {start + 1} started the round"
     header(
         svg,
         line + (" · game over" if over else ""),

@@ -97,7 +97,7 @@ def tokens(
     """Member tokens ``(seat, generation)`` in rows of ``per_row`` from centre (x, y)."""
     for i, (seat, gen) in enumerate(members):
         cx, cy = x + (i % per_row) * step, y + (i // per_row) * step
-        token(svg, seat, gen, cx, cy, f"seat {seat}, generation {gen}, {where}", r)
+        token(svg, seat, gen, cx, cy, f"seat {seat + 1}, generation {gen}, {where}", r)
 
 
 def at(players: list[dict[str, object]], location: str) -> list[tuple[int, int]]:

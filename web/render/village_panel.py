@@ -28,7 +28,7 @@ INFLUENCE = vd.COLOUR_NAMES[:4]
 
 def panel(svg: Svg, state: dict[str, object], seat: int, p: dict[str, object], y: float) -> None:
     """One family: prestige, time, farmyard, resources, customers, towns, unborn and dead."""
-    svg.rect(2, y, WIDTH - 4, PANEL_H - 6, f"seat {seat}", fill="#fff", stroke="#999", rx="3")
+    svg.rect(2, y, WIDTH - 4, PANEL_H - 6, f"seat {seat + 1}", fill="#fff", stroke="#999", rx="3")
     prestige = num(p.get("prestige"))
     start = " · starting player" if num(state.get("starting_player")) == seat else ""
     seat_label(svg, seat, 8, y + 6, f" · prestige {prestige}{start}")
@@ -43,7 +43,7 @@ def panel(svg: Svg, state: dict[str, object], seat: int, p: dict[str, object], y
     due = num(p.get("deaths_due"))
     note(svg, tx + lap * 16 + 8, y + 19, f"{time} spent · lap {time // lap + 1} · deaths due {due}")
     # The farmyard: its members and its grain (at most GRAIN_CAPACITY sacks).
-    box(svg, 8, y + 30, 250, PANEL_H - 42, f"seat {seat}'s farmyard")
+    box(svg, 8, y + 30, 250, PANEL_H - 42, f"seat {seat + 1}'s farmyard")
     svg.text(16, y + 46, "Farmyard", font_size="13", font_weight="bold")
     members = as_dict(p.get("members"))
     home = [(seat, g) for g in generations(members.get("farmyard"))]
@@ -56,8 +56,8 @@ def panel(svg: Svg, state: dict[str, object], seat: int, p: dict[str, object], y
     cx = 270.0
     cubes = as_dict(p.get("cubes"))
     for colour in INFLUENCE:
-        cx = cube_count(svg, colour, num(cubes.get(colour)), cx, y + 32, f"held by seat {seat}")
-    coin(svg, cx, y + 32, num(p.get("coins")), f"seat {seat}'s coins", "coins ")
+        cx = cube_count(svg, colour, num(cubes.get(colour)), cx, y + 32, f"held by seat {seat + 1}")
+    coin(svg, cx, y + 32, num(p.get("coins")), f"seat {seat + 1}'s coins", "coins ")
     goods = as_dict(p.get("goods"))
     svg.text(270, y + 72, " · ".join(f"{g} {num(goods.get(g))}" for g in GOODS), font_size="13")
     served = [str(t) for t in as_list(p.get("customers"))]
@@ -93,7 +93,13 @@ def _elsewhere(svg: Svg, seat: int, members: dict[str, object], x: float, y: flo
         note(svg, x, cy + 4, label)
         for k, gen in enumerate(gens):
             token(
-                svg, seat, gen, x + 120 + k * 22, cy, f"seat {seat}, generation {gen}, {label}", 9
+                svg,
+                seat,
+                gen,
+                x + 120 + k * 22,
+                cy,
+                f"seat {seat + 1}, generation {gen}, {label}",
+                9,
             )
         if not gens:
             note(svg, x + 110, cy + 4, "none")
@@ -118,6 +124,6 @@ def ending(svg: Svg, state: dict[str, object], y: float) -> None:
     )
     who = end.get("trigger_player")
     left = [str(num(s)) for s in as_list(end.get("last_turns"))]
-    text = f"End triggered by seat {num(who)}" if who is not None else "End triggered"
+    text = f"End triggered by seat {num(who) + 1}" if who is not None else "End triggered"
     text += "; last turns still owed: seats " + ", ".join(left) if left else "; no last turn left"
     svg.text(10, y + 19, text, font_size="13", font_weight="bold")

@@ -110,7 +110,7 @@ def chronicle(
         for k in range(4):
             x = 92 + k * 26
             if k < len(dead):
-                svg.marker(dead[k], x, cy, 9, f"seat {dead[k]}'s member in the {cat} chronicle")
+                svg.marker(dead[k], x, cy, 9, f"seat {dead[k] + 1}'s member in the {cat} chronicle")
             elif k < usable:
                 svg.el(
                     "circle",
@@ -133,7 +133,7 @@ def chronicle(
         x = 92 + k * 26
         if k < len(graves):
             seat, gen = graves[k]
-            token(svg, seat, gen, x, gy, f"seat {seat}, generation {gen}, in a grave", 9)
+            token(svg, seat, gen, x, gy, f"seat {seat + 1}, generation {gen}, in a grave", 9)
         elif k < usable:
             svg.el(
                 "rect",
@@ -180,7 +180,7 @@ def bags(svg: Svg, state: dict[str, object], players: list[dict[str, object]], y
     majority = [num(s) for s in as_list(state.get("last_majority"))]
     note(svg, x0 + 8, y + 118, "last mass majority:" + ("" if majority else " nobody"))
     for k, seat in enumerate(majority):
-        svg.marker(seat, x0 + 134 + k * 18, y + 114, 6, f"seat {seat} had the majority")
+        svg.marker(seat, x0 + 134 + k * 18, y + 114, 6, f"seat {seat + 1} had the majority")
     _counts(svg, "Green bag", as_dict(state.get("green_bag")), 568, y + 14, "in the green bag")
 
 

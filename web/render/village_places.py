@@ -88,8 +88,8 @@ def council(svg: Svg, players: list[dict[str, object]], nsp: int | None, y: floa
         note(svg, 80, y + 14, "next-starting-player marker: in the chamber")
     else:
         note(svg, 80, y + 14, "next-starting-player marker: taken by")
-        svg.marker(nsp, 318, y + 10, 7, f"seat {nsp} holds the next-starting-player marker")
-        note(svg, 330, y + 14, f"seat {nsp}")
+        svg.marker(nsp, 318, y + 10, 7, f"seat {nsp + 1} holds the next-starting-player marker")
+        note(svg, 330, y + 14, f"seat {nsp + 1}")
     for s in range(4):
         x, top = 4 + s * (PLACE_W + 4), y + 20
         points = vd.COUNCIL_POINTS[s]
@@ -177,7 +177,7 @@ def travel_map(svg: Svg, players: list[dict[str, object]], x0: float, y: float) 
         note(svg, bx + TOWN_W - 6, by + 15, reward, text_anchor="end")
         marked = [s for s, p in enumerate(players) if name in as_list(p.get("towns"))]
         for k, seat in enumerate(marked):
-            svg.marker(seat, bx + 10 + k * 16, by + 27, 5, f"seat {seat} marked {name}")
+            svg.marker(seat, bx + 10 + k * 16, by + 27, 5, f"seat {seat + 1} marked {name}")
         tokens(svg, at(players, f"town:{name}"), bx + 12, by + 50, 4, f"town {name}", 20, 9)
     note(svg, x0 + 8, top + 3 * GROUP_H - 58, "Every path: 2 time, 1 wagon, 2 cubes")
     note(svg, x0 + 8, top + 3 * GROUP_H - 42, "of its colour. Small shapes: towns marked.")
