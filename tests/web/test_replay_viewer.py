@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from hamlet.v1 import arena_pb2
+from tests.integration.stack import scaled
 from tests.web.browser import console_errors, missing_reason, new_driver
 from tests.web.populated import Populated, populated
 from web.app import WebSettings
@@ -25,6 +26,7 @@ pytestmark = [
 
 
 def test_the_heading_and_every_counter_follow_the_slider(populated: Populated) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
@@ -43,23 +45,44 @@ def test_the_heading_and_every_counter_follow_the_slider(populated: Populated) -
         WebDriverWait(driver, 20).until(lambda d: "Log out" in d.page_source)
         driver.get(f"{root}/matches/{m.match_id}/replay?d=0&seat=0")
         WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.ID, "seat-hide"))
-        heading = driver.find_element(By.CSS_SELECTOR, "main h1")
-        assert heading.text.endswith("decision 0")
+        assert driver.find_element(By.CSS_SELECTOR, "main h1").text.endswith("decision 0")
         cursor_before = driver.find_element(By.ID, "chart-cursor").get_attribute("x1")
 
+        def seen(d: Any) -> dict[str, object]:
+            slider = d.find_element(By.ID, "slider")
+            return {
+                "step": d.find_element(By.CSS_SELECTOR, "[data-test=d]").text,
+                "heading": d.find_element(By.CSS_SELECTOR, "main h1").text.rsplit(" ", 1)[-1],
+                "title": "decision " + d.title.split("decision ", 1)[-1].split(" ", 1)[0],
+                "url": d.current_url.split("d=", 1)[-1].split("&", 1)[0],
+                "slider": slider.get_attribute("value"),
+                "spoken": slider.get_attribute("aria-valuetext"),
+                "hidden": d.find_element(
+                    By.CSS_SELECTOR, "form input[type=hidden][name=d]"
+                ).get_attribute("value"),
+                "back": d.find_element(By.ID, "seat-hide").get_attribute("href").rsplit("=", 1)[-1],
+            }
+
         def at(n: int) -> None:
-            WebDriverWait(driver, 20).until(
-                lambda d: d.find_element(By.CSS_SELECTOR, "[data-test=d]").text == str(n)
-            )
-            assert heading.text.endswith(f"decision {n}")
-            assert f"decision {n} ·" in driver.title
-            assert f"d={n}" in driver.current_url
-            slider = driver.find_element(By.ID, "slider")
-            assert slider.get_attribute("value") == str(n)
-            assert slider.get_attribute("aria-valuetext") == f"decision {n} of {last}"
-            hidden = driver.find_element(By.CSS_SELECTOR, "form input[type=hidden][name=d]")
-            assert hidden.get_attribute("value") == str(n)
-            assert driver.find_element(By.ID, "seat-hide").get_attribute("href").endswith(f"?d={n}")
+            # The frame is replaced in place as the slider moves: wait until every counter
+            # shows n (an element caught mid-replacement is stale: look again).
+            want = {
+                "step": str(n), "heading": str(n), "title": f"decision {n}", "url": str(n),
+                "slider": str(n), "spoken": f"decision {n} of {last}", "hidden": str(n),
+                "back": str(n),
+            }  # fmt: skip
+            last_seen: list[dict[str, object]] = [{}]
+
+            def done(d: Any) -> bool:
+                last_seen[0] = seen(d)
+                return last_seen[0] == want
+
+            try:
+                WebDriverWait(
+                    driver, scaled(20), ignored_exceptions=(StaleElementReferenceException,)
+                ).until(done)
+            except TimeoutException:
+                raise AssertionError(f"at decision {n}: {last_seen[0]}") from None
 
         target = last // 2
         driver.execute_script(
