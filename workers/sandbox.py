@@ -210,7 +210,10 @@ class SandboxedBot(BotProcess):
             "parent": os.getpid(),
             "cgroup_procs": self.cgroup.procs_files,
             # The image and a copy of the bot's files, each a file system of its own.
-            "mounts": [("image", fds[1], mounted[0]), ("copy", str(self.root / "code"), mounted[1])],
+            "mounts": [
+                ("image", fds[1], mounted[0]),
+                ("copy", str(self.root / "code"), mounted[1]),
+            ],
             "rlimits": self._rlimits(nproc=self.uid is not None),
             "uid": self.uid,
             "close_fds": [fds[1]],

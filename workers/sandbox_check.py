@@ -137,7 +137,7 @@ def host_paths(limits: SandboxLimits) -> list[str]:
         found += [Path(bwrap).parent, Path(os.path.realpath(bwrap)).parent]
     found += [Path(tempfile.gettempdir()), sandbox_base(), Path("/root"), Path("/home")]
     out = {str(p) for p in found if not p.is_relative_to("/usr") and str(p) not in ("/", "/tmp")}
-    return sorted(out) + [PARENT_PREFIX]
+    return [*sorted(out), PARENT_PREFIX]
 
 
 def visible_host_paths(view: Mapping[str, str], secrets: list[str]) -> list[str]:

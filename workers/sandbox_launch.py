@@ -60,7 +60,7 @@ def _fail(what: str) -> NoReturn:
     os._exit(121)
 
 
-def _sys(what: str, number: int, *args: int | bytes | None) -> int:
+def _sys(what: str, number: int, *args: int | bytes | ctypes.Array[Any] | None) -> int:
     """A raw system call; exits through :func:`_fail` (naming ``what``) if it fails."""
     wrapped = [ctypes.c_long(a) if isinstance(a, int) else a for a in args]
     out = int(_libc.syscall(ctypes.c_long(number), *wrapped))

@@ -63,7 +63,7 @@ def sandbox_here() -> None:
 def secrets(bot_root: Path | None = None) -> list[str]:
     """The brief list, spelled out (beside :func:`host_paths`, which the check uses)."""
     node = runtime_binary(Runtime.NODE, LIMITS.python)
-    out = [str(ROOT), sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))]
+    out = [str(ROOT), sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent)]
     out += [os.path.dirname(node)] if node else []
     out += [str(Path(str(bwrap_path())).parent), "/root", "/home", tempfile.gettempdir()]
     out += [str(bot_root)] if bot_root else []
@@ -77,8 +77,9 @@ def assert_hidden(view: dict[str, str], bot_root: Path | None = None) -> None:
     mountinfo = view["/proc/self/mountinfo"]
     roots = {line.split()[3] for line in mountinfo.splitlines()}
     # Every bind's root inside its file system: bubblewrap's own tmpfs, /usr, or a whole one.
-    assert all(r in ("/", "/newroot", "/usr", "/etc/ld.so.cache") or r.startswith(("/bindfile",
-               "/null", "/zero", "/full", "/random", "/urandom", "/tty")) for r in roots), roots  # fmt: skip
+    dev = ("/bindfile", "/null", "/zero", "/full", "/random", "/urandom", "/tty")
+    known = ("/", "/newroot", "/usr", "/etc/ld.so.cache")
+    assert all(r in known or r.startswith(dev) for r in roots), roots
     assert "bwrap" not in view["/proc/1/cmdline"]
 
 
@@ -158,8 +159,8 @@ def test_a_static_executable_sees_no_host_path(tmp_path: Path) -> None:
         pytest.skip("no C compiler to build a static test bot")
     # The files to read are baked in: a native bot gets no arguments of ours.
     paths = ", ".join(f'"{f}"' for f in FILES)
-    source = C_PROBE.replace("int main(int argc, char **argv) {", "int main(void) {\n"
-                             f"    char *argv[] = {{0, {paths}}}; int argc = {len(FILES) + 1};")  # fmt: skip
+    baked = f"int main(void) {{\n    char *argv[] = {{0, {paths}}}; int argc = {len(FILES) + 1};"
+    source = C_PROBE.replace("int main(int argc, char **argv) {", baked)
     (tmp_path / "bot.c").write_text(source)
     built = subprocess.run([gcc, "-static", "-O2", "-o", str(tmp_path / "bot"),
                             str(tmp_path / "bot.c")], capture_output=True)  # fmt: skip
@@ -230,7 +231,7 @@ def test_the_check_judges_what_a_bot_saw() -> None:
         "/proc/self/mountinfo": "370 366 254:0 /root/.pyenv/versions/3.11.7 /root/.pyenv/"
         "versions/3.11.7 ro,nosuid - ext4 /dev/vda rw\n369 366 254:0 /tmp/hamlet-sandbox-"
         "18764-vr1upd45/bot-fnoyjpbp/code /bot ro,nosuid - ext4 /dev/vda rw\n",
-        "/proc/1/cmdline": f"bwrap\0--args\0{str(ROOT)}/x\0",
+        "/proc/1/cmdline": f"bwrap\0--args\0{ROOT}/x\0",
     }
     shown = visible_host_paths(before, ["/root", str(ROOT), "hamlet-sandbox-"])
     assert shown == [
@@ -278,4 +279,6 @@ def test_as_an_unprivileged_user(delegated_cgroup: str) -> None:  # noqa: F811
     )
     out = result.stdout.decode(errors="replace")
     assert result.returncode == 0, out[-4000:] + result.stderr.decode(errors="replace")[-2000:]
-    assert " passed" in out, out[-2000:]
+    assert " passed" in out and "failed" not in out, out[-2000:]
+    # Everything but the static bot (a compiler may be missing) ran, as that user.
+    assert "6 passed" in out or "7 passed" in out, out[-2000:]
