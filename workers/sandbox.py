@@ -193,8 +193,9 @@ class SandboxedBot(BotProcess):
                 image = runtime_image(lay.image, lim.python)
             except (OSError, subprocess.SubprocessError) as exc:
                 raise SandboxError(f"host paths cannot be hidden: {exc}") from exc
-            fds.append(os.dup(image))
-            mounted = self._mount_points()
+            joined = [os.dup(fd) for fd in (image.user_fd, image.mnt_fd) if fd is not None]
+            fds += joined
+            mounted = (image.point, self._code_point())
             masks = [(_pipe_with(fds, data), path) for path, data in proc_masks(lim.memory_bytes)]
             seccomp_fd = _pipe_with(fds, seccomp.bot_filter())
             args = bwrap_args(lay, mounted, lim.tmpfs_bytes, seccomp_fd, masks)
@@ -209,14 +210,12 @@ class SandboxedBot(BotProcess):
         config = {
             "parent": os.getpid(),
             "cgroup_procs": self.cgroup.procs_files,
-            # The image and a copy of the bot's files, each a file system of its own.
-            "mounts": [
-                ("image", fds[1], mounted[0]),
-                ("copy", str(self.root / "code"), mounted[1]),
-            ],
+            # The image's namespaces, and where a tmpfs copy of the bot's files goes.
+            "image": joined if len(joined) == 2 else [None, *joined],
+            "code": (mounted[1], str(self.root / "code")),
             "rlimits": self._rlimits(nproc=self.uid is not None),
             "uid": self.uid,
-            "close_fds": [fds[1]],
+            "close_fds": joined,
             # argv[0] plain "bwrap" (in the worker's PID namespace only: the bot is PID 1).
             "path": bwrap,
             "argv": ["bwrap", "--args", str(args_fd), "--", *lay.argv],
@@ -283,19 +282,15 @@ class SandboxedBot(BotProcess):
         self._thaw_and_kill()
         super().close()
 
-    def _mount_points(self) -> tuple[str, str]:
-        """Empty directories on which the launcher mounts the runtime image and the copy of
-        the bot's files (in its own mount namespace: on the host they stay empty)."""
-        # Modes set explicitly: mkdir's mode goes through the umask, and a worker started
-        # with umask 077 would leave the sandbox uid unable to reach its mount points.
-        stage = self.root / "stage"
-        stage.mkdir()
-        stage.chmod(0o711)
-        points = (stage / "image", stage / "code")
-        for point in points:
-            point.mkdir()
-            point.chmod(0o755)
-        return str(points[0]), str(points[1])
+    def _code_point(self) -> str:
+        """An empty directory on which the launcher mounts the copy of the bot's files (in
+        its own mount namespace: on the host it stays empty)."""
+        # Mode set explicitly: mkdir's mode goes through the umask, and a worker started
+        # with umask 077 would leave the sandbox uid unable to reach its mount point.
+        point = self.root / "mounted"
+        point.mkdir()
+        point.chmod(0o755)
+        return str(point)
 
     def _start_insecure(self) -> None:
         if self.manifest.runtime is not Runtime.PYTHON3:
@@ -307,7 +302,7 @@ class SandboxedBot(BotProcess):
         config = {
             "parent": os.getpid(),
             "cgroup_procs": [],
-            "mounts": [],
+            "image": None,
             "rlimits": self._rlimits(nproc=False),
             "uid": None,
             "close_fds": [status_w],

@@ -29,8 +29,9 @@ from workers.sandbox_layout import SANDBOX_UID, bwrap_path, python_prefix, runti
 from workers.sandbox_procs import PARENT_PREFIX, sandbox_base
 
 _PROBE = Path(__file__).with_name("sandbox_probe.py")
+#: What / may hold: a runtime outside /usr is copied under /opt/hamlet, never bound at its path.
 _ALLOWED_ROOT = {"bin", "bot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "opt", "proc"}
-_ALLOWED_ROOT |= {"sbin", "tmp", "usr", "root", "home", "srv", "var", "nix"}
+_ALLOWED_ROOT |= {"sbin", "tmp", "usr"}
 
 
 class Guarantee(enum.Enum):

@@ -8,24 +8,25 @@ threaded process. In order it:
 1. asks for SIGKILL when its parent (the worker) dies (``PR_SET_PDEATHSIG``);
 2. joins the bot's cgroup(s) by writing its pid to each ``cgroup.procs`` (so bubblewrap,
    the bot and all it forks are counted against the whole-tree limits from the start);
-3. in a mount namespace of its own (as root; otherwise in a user namespace of its own too,
-   mapping only its own uid and gid to themselves), propagation private so nothing shows on
-   the host, mounts on empty directories of the bot's host directory: a clone of the
-   worker's runtime image (a detached tmpfs, see below) and a fresh tmpfs holding a copy of
-   the bot's files. Each is a file system of its own whose root is what the sandbox binds,
-   so the bot's ``/proc/self/mountinfo`` (whose "root" field names a bind mount's source
-   inside its file system) shows ``/``, not a directory of the host;
+3. joins the mount namespace holding the worker's runtime image (see below; and, not root,
+   the user namespace owning it), then makes a private copy of it and there mounts a fresh
+   tmpfs holding a copy of the bot's files on an empty directory of the bot's host
+   directory. The image and the bot's files are each a file system of its own whose root is
+   what the sandbox binds, so the bot's ``/proc/self/mountinfo`` (whose "root" field names a
+   bind mount's source inside its file system) shows ``/``, not a directory of the host;
 4. sets the per-process rlimits (the floor under the cgroup limits);
 5. as root, becomes the throw-away uid (no supplementary groups) — bubblewrap then builds
    the sandbox with an unprivileged user namespace, the way it runs for a normal user;
 6. execs the command (bubblewrap, ``path`` with ``argv[0]`` a plain name; in insecure mode,
    the bot itself).
 
-``python -I -S -B sandbox_launch.py --image CONFIG`` builds a runtime image instead (once per
-worker process, :func:`workers.sandbox_layout.runtime_image`): a new tmpfs, never attached
-anywhere, holding copies of the runtime and the SDK; the mount's descriptor is sent back over
-the inherited socket ``CONFIG["sock"]``. Not root, it makes the tmpfs in a user namespace of
-its own (a tmpfs may be mounted there; the copies keep the worker's uid on the host).
+``python -I -S -B sandbox_launch.py --image CONFIG`` makes the runtime image instead (once per
+worker process, :func:`workers.sandbox_layout.runtime_image`): in a mount namespace of its own
+(in a user namespace of its own too when not root: a tmpfs may be mounted there; the copies
+keep the worker's uid on the host) it mounts a tmpfs on ``CONFIG["point"]``, copies the
+runtime and the SDK into it, makes it read-only, and sends descriptors of its namespaces back
+over the inherited socket ``CONFIG["sock"]``: they keep the namespace (and the tmpfs) alive
+after it exits, until the worker process ends. Nothing of it shows on the host.
 """
 
 from __future__ import annotations
@@ -40,33 +41,17 @@ import sys
 from typing import Any, NoReturn
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND = 0x1, 0x2, 0x4, 0x20, 0x1000
 MS_REC, MS_PRIVATE = 0x4000, 0x40000
 PR_SET_PDEATHSIG = 1
-# The new mount API (Linux 5.2; mount_setattr 5.12), x86-64 numbers.
-SYS_OPEN_TREE, SYS_MOVE_MOUNT, SYS_FSOPEN, SYS_FSCONFIG, SYS_FSMOUNT = 428, 429, 430, 431, 432
-SYS_MOUNT_SETATTR = 442
-OPEN_TREE_CLONE, O_CLOEXEC, AT_EMPTY_PATH, AT_RECURSIVE = 1, 0o2000000, 0x1000, 0x8000
-AT_FDCWD, MOVE_MOUNT_F_EMPTY_PATH = -100, 0x4
-FSCONFIG_SET_STRING, FSCONFIG_CMD_CREATE = 1, 6
-MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID, MOUNT_ATTR_NODEV = 0x1, 0x2, 0x4
 
 _libc = ctypes.CDLL(None, use_errno=True)
-_libc.syscall.restype = ctypes.c_long
 
 
 def _fail(what: str) -> NoReturn:
     err = ctypes.get_errno()
     os.write(2, f"sandbox launcher: {what}: {os.strerror(err)}\n".encode())
     os._exit(121)
-
-
-def _sys(what: str, number: int, *args: int | bytes | ctypes.Array[Any] | None) -> int:
-    """A raw system call; exits through :func:`_fail` (naming ``what``) if it fails."""
-    wrapped = [ctypes.c_long(a) if isinstance(a, int) else a for a in args]
-    out = int(_libc.syscall(ctypes.c_long(number), *wrapped))
-    if out < 0:
-        _fail(what)
-    return out
 
 
 def _own_mount_namespace() -> None:
@@ -80,36 +65,34 @@ def _own_mount_namespace() -> None:
                 f.write(text)
         with open("/proc/self/gid_map", "w") as f:
             f.write(f"{gid} {gid} 1")
-    if _libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
-        _fail("making / private")
+    _private("/")
 
 
-def _new_tmpfs(mode: int) -> int:
-    """A new tmpfs, detached (in no mount table): the descriptor of its root."""
-    fs = _sys("fsopen(tmpfs)", SYS_FSOPEN, b"tmpfs", 1)
-    _sys("naming the tmpfs", SYS_FSCONFIG, fs, FSCONFIG_SET_STRING, b"source", b"hamlet", 0)
-    _sys("tmpfs mode", SYS_FSCONFIG, fs, FSCONFIG_SET_STRING, b"mode", oct(mode)[2:].encode(), 0)
-    _sys("creating the tmpfs", SYS_FSCONFIG, fs, FSCONFIG_CMD_CREATE, None, None, 0)
-    mnt = _sys("fsmount", SYS_FSMOUNT, fs, 1, 0)
-    os.close(fs)
-    return mnt
+def _private(path: str) -> None:
+    if _libc.mount(b"none", path.encode(), None, MS_REC | MS_PRIVATE, None) != 0:
+        _fail(f"making {path} private")
 
 
-def _seal(mnt: int) -> None:
-    """Make a populated tmpfs read-only (and without device files or set-uid programs)."""
-    attr = (ctypes.c_uint64 * 4)(MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0)
-    _sys("sealing the tmpfs", SYS_MOUNT_SETATTR, mnt, b"", AT_EMPTY_PATH, attr, 32)
+def _tmpfs(point: str, mode: int) -> None:
+    flags = MS_NOSUID | MS_NODEV
+    if _libc.mount(b"hamlet", point.encode(), b"tmpfs", flags, f"mode={mode:o}".encode()) != 0:
+        _fail(f"mounting a tmpfs on {point}")
 
 
-def _attach(mnt: int, target: str, clone: bool) -> None:
-    """Mount the tree of ``mnt`` on ``target`` (a clone of it: the worker's image is mounted
-    by every seat of the process)."""
-    if clone:
-        flags = OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE
-        mnt = _sys("cloning the runtime image", SYS_OPEN_TREE, mnt, b"", flags)
-    _sys(f"mounting on {target}", SYS_MOVE_MOUNT, mnt, b"", AT_FDCWD, target.encode(),
-         MOVE_MOUNT_F_EMPTY_PATH)  # fmt: skip
-    os.close(mnt)
+def _read_only(point: str) -> None:
+    flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV
+    if _libc.mount(None, point.encode(), None, flags, None) != 0:
+        _fail(f"making {point} read-only")
+
+
+def _join(user_fd: int | None, mnt_fd: int) -> None:
+    """Enter the runtime image's namespaces, then a private copy of its mount namespace."""
+    if user_fd is not None and _libc.setns(user_fd, CLONE_NEWUSER) != 0:
+        _fail("joining the runtime image's user namespace")
+    if _libc.setns(mnt_fd, CLONE_NEWNS) != 0:
+        _fail("joining the runtime image's mount namespace")
+    if _libc.unshare(CLONE_NEWNS) != 0:
+        _fail("unshare (a mount namespace of its own)")
 
 
 def copy_tree(
@@ -150,23 +133,24 @@ def copy_tree(
 
 
 def build_image(cfg: dict[str, Any]) -> None:
-    """Build a runtime image (see the module's docstring) and send its descriptor."""
+    """Make a runtime image (see the module's docstring) and send its namespaces."""
     import socket
 
-    if os.getuid() != 0:
-        _own_mount_namespace()
-    mnt = _new_tmpfs(0o755)
-    root = f"/proc/self/fd/{mnt}"
+    _own_mount_namespace()
+    point = cfg["point"]
+    _tmpfs(point, 0o755)
     for source, dest, skip in cfg["entries"]:
-        parent = root
+        parent = point
         for part in dest.split("/")[:-1]:
             parent = os.path.join(parent, part)
             if not os.path.isdir(parent):
                 os.mkdir(parent, 0o755)
-        copy_tree(source, os.path.join(root, dest), None, True, tuple(skip))
-    _seal(mnt)
+        copy_tree(source, os.path.join(point, dest), None, True, tuple(skip))
+    _read_only(point)
+    kinds = ("mnt",) if os.getuid() == 0 else ("user", "mnt")
+    fds = [os.open(f"/proc/self/ns/{kind}", os.O_RDONLY) for kind in kinds]
     with socket.socket(fileno=cfg["sock"]) as sock:
-        socket.send_fds(sock, [b"image"], [mnt])
+        socket.send_fds(sock, [" ".join(kinds).encode()], fds)
 
 
 def main(cfg: dict[str, Any]) -> None:
@@ -182,21 +166,16 @@ def main(cfg: dict[str, Any]) -> None:
     for procs in cfg["cgroup_procs"]:
         with open(procs, "w") as f:
             f.write(str(os.getpid()))
-    if cfg["mounts"]:
-        _own_mount_namespace()
-        for kind, source, target in cfg["mounts"]:
-            if kind == "image":  # the descriptor of the worker's runtime image
-                _attach(int(source), target, clone=True)
-                continue
-            mnt = _new_tmpfs(0o700)  # a copy of the bot's files (a directory)
-            top = f"/proc/self/fd/{mnt}"
-            for entry in os.scandir(source):
-                copy_tree(entry.path, f"{top}/{entry.name}", cfg["uid"], False)
-            os.chmod(top, 0o500)
-            if cfg["uid"] is not None:
-                os.chown(top, cfg["uid"], cfg["uid"])
-            _seal(mnt)
-            _attach(mnt, target, clone=False)
+    if cfg["image"] is not None:
+        _join(*cfg["image"])
+        point, source = cfg["code"]
+        _tmpfs(point, 0o700)  # a copy of the bot's files, modes and owner kept
+        for entry in os.scandir(source):
+            copy_tree(entry.path, f"{point}/{entry.name}", cfg["uid"], False)
+        os.chmod(point, 0o500)
+        if cfg["uid"] is not None:
+            os.chown(point, cfg["uid"], cfg["uid"])
+        _read_only(point)
     for name, value in cfg["rlimits"]:
         resource.setrlimit(getattr(resource, name), (value, value))
     if cfg["uid"] is not None:

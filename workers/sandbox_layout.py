@@ -18,10 +18,10 @@ The sandbox root is an empty, read-only tmpfs holding only:
 
 No host path shows through: a bind mount's line in ``/proc/self/mountinfo`` names its
 source's path inside its file system, so the image and the bot's files are each a tmpfs of
-its own whose root is what is bound (the image is a copy made once per worker process, the
-bot's files are copied per seat by the launcher, see :mod:`workers.sandbox_launch`); and the
-bot's runtime is PID 1 (``--as-pid-1``), so ``/proc/1`` is not bubblewrap's. Nothing here
-runs the bot.
+its own whose root is what is bound (the image is a copy made once per worker process in a
+mount namespace of its own, the bot's files are copied per seat by the launcher, see
+:mod:`workers.sandbox_launch`); and the bot's runtime is PID 1 (``--as-pid-1``), so
+``/proc/1`` is not bubblewrap's. Nothing here runs the bot.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bots.archive import Runtime
+from workers.sandbox_procs import private_dir
 
 SANDBOX_UID = 65534  # "nobody", inside the bot's user namespace
 IMAGE_DIR = "/opt/hamlet"
@@ -175,26 +176,39 @@ def layout(runtime: Runtime, entry: str, python: str, ready_fd: int) -> Layout:
     return Layout(tuple(image), hidden, (*boot, f"/bot/{entry}"), env)
 
 
-#: (entries) -> (descriptor, device, inode) of the image made in this process or its parent.
-_images: dict[tuple[ImageEntry, ...], tuple[int, int, int]] = {}
+@dataclass(frozen=True, slots=True)
+class Image:
+    """A runtime image: a read-only tmpfs mounted on ``point`` in a mount namespace of its
+    own (owned by a user namespace of its own when the worker is not root), kept alive by
+    the worker's descriptors of the namespaces."""
+
+    user_fd: int | None
+    mnt_fd: int
+    point: str
+    #: (device, inode) of the mount namespace, to tell a descriptor still ours after a fork.
+    identity: tuple[int, int]
 
 
-def runtime_image(entries: tuple[ImageEntry, ...], python: str) -> int:
-    """The descriptor of a detached read-only tmpfs holding ``entries``, made once per worker
-    process by the launcher script (``--image``; a forked pool process keeps its parent's).
-    Raises ``OSError`` if it cannot be made (a kernel without the new mount API, no tmpfs
-    in a user namespace...)."""
+_images: dict[tuple[ImageEntry, ...], Image] = {}
+
+
+def runtime_image(entries: tuple[ImageEntry, ...], python: str) -> Image:
+    """The runtime image holding ``entries``, made once per worker process by the launcher
+    script (``--image``; a forked pool process keeps its parent's). Raises ``OSError`` if
+    it cannot be made (no mount or user namespace, no tmpfs in one...)."""
     made = _images.get(entries)
     if made is not None:
         try:
-            st = os.fstat(made[0])
-            if (st.st_dev, st.st_ino) == made[1:]:
-                return made[0]
+            st = os.fstat(made.mnt_fd)
+            if (st.st_dev, st.st_ino) == made.identity and os.path.isdir(made.point):
+                return made
         except OSError:
             pass
+    point = private_dir("image-")
+    point.chmod(0o755)  # the sandbox uid binds it (inside the image's mount namespace)
     ours, theirs = socket.socketpair()
     with ours, theirs:
-        config = {"sock": theirs.fileno(), "entries": [list(e) for e in entries]}
+        config = {"sock": theirs.fileno(), "point": str(point), "entries": list(entries)}
         argv = [python, "-I", "-S", "-B", str(_LAUNCHER), "--image"]
         done = subprocess.run(
             [*argv, marshal.dumps(config).hex()],
@@ -207,13 +221,18 @@ def runtime_image(entries: tuple[ImageEntry, ...], python: str) -> int:
         if done.returncode != 0:
             why = done.stderr.decode(errors="replace").strip().splitlines()
             raise OSError(f"cannot make the runtime image: {why[-1] if why else done.returncode}")
-        _, fds, _, _ = socket.recv_fds(ours, 16, 1)
-    if not fds:
-        raise OSError("cannot make the runtime image: no descriptor came back")
-    os.set_inheritable(fds[0], False)
-    st = os.fstat(fds[0])
-    _images[entries] = (fds[0], st.st_dev, st.st_ino)
-    return fds[0]
+        message, fds, _, _ = socket.recv_fds(ours, 64, 2)
+    for fd in fds:
+        os.set_inheritable(fd, False)
+    kinds = message.decode(errors="replace").split()
+    if kinds not in (["mnt"], ["user", "mnt"]) or len(fds) != len(kinds):
+        for fd in fds:
+            os.close(fd)
+        raise OSError("cannot make the runtime image: its namespaces did not come back")
+    st = os.fstat(fds[-1])
+    image = Image(fds[0] if len(fds) == 2 else None, fds[-1], str(point), (st.st_dev, st.st_ino))
+    _images[entries] = image
+    return image
 
 
 def host_root_args() -> list[str]:
