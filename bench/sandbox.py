@@ -125,22 +125,33 @@ def main() -> None:
 
 
 def image_costs(runs: int) -> None:
-    """What the runtime image costs a worker process (once) and a seat (its mounts)."""
+    """What the runtime image costs a worker process (once); a seat's share (joining its
+    namespace, copying the bot's files into a tmpfs) is inside the strict seat start."""
     from bots.archive import Runtime
 
     entries = layout(Runtime.PYTHON3, "bot.py", sys.executable, 0).image
+    images: list[sandbox_layout.Image] = []
 
-    def make() -> int:
-        sandbox_layout._images.clear()  # a new image each time, as a new worker process
-        return runtime_image(entries, sys.executable)
+    def make() -> None:
+        sandbox_layout._images.clear()  # a new image each time, as in a new worker process
+        images.append(runtime_image(entries, sys.executable))
 
-    fds: list[int] = []
-    show("runtime image: made once per worker process", timed(lambda: fds.append(make()), runs))
-    st = os.fstatvfs(fds[-1])
-    print(f"{'  its size in memory':<44} {(st.f_blocks - st.f_bfree) * st.f_frsize / 1e6:8.1f} MB")
-    for fd in fds:
-        os.close(fd)
+    show("runtime image: made once per worker process", timed(make, runs))
+    size = sum(_tree_bytes(Path(source), skip) for source, _, skip in entries)
+    print(f"{'  its size in memory (a tmpfs)':<44} {size / 1e6:8.1f} MB")
+    for image in images:
+        for fd in (image.user_fd, image.mnt_fd):
+            if fd is not None:
+                os.close(fd)
     sandbox_layout._images.clear()
+
+
+def _tree_bytes(path: Path, skip: tuple[str, ...]) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    top = [p for p in path.iterdir() if p.name not in skip]
+    files = [f for p in top for f in ([p] if p.is_file() else p.rglob("*"))]
+    return sum(f.stat().st_size for f in files if f.is_file() and not f.is_symlink())
 
 
 def freeze_costs(bot: Path, runs: int) -> None:
