@@ -63,7 +63,7 @@ def _channels() -> dict[str, object]:
 #: Where a host path could show: the mount table in its three forms, PID 1's command line,
 #: environment and files, and the cgroup path.
 HOST_VIEW = ("self/mountinfo", "self/mounts", "self/mountstats", "thread-self/mountinfo",
-             "1/cmdline", "1/environ", "1/maps", "self/maps", "self/cgroup")  # fmt: skip
+             "1/cmdline", "1/environ", "1/maps", "self/cgroup")  # fmt: skip
 
 
 def _read(path: str) -> str:
