@@ -102,7 +102,8 @@ def copy_tree(
     is checked against its source's time), without the top-level names in ``skip``. Modes
     are kept and the copy given to ``owner``, or (``public``) made readable by everyone.
     A symbolic link stays one if relative and inside the tree, else becomes a copy of its
-    target (an absolute link would name a host path); one leading nowhere is left out."""
+    target (an absolute link would name a host path) if ``public`` (the runtime), and is
+    left out if not (the bot's files) or if it leads nowhere."""
     st = os.stat(source)
     if stat.S_ISDIR(st.st_mode):
         os.mkdir(dest)
@@ -116,8 +117,8 @@ def copy_tree(
                 if not os.path.isabs(link) and real.startswith(os.path.realpath(source) + "/"):
                     os.symlink(link, target)
                     continue
-                if not os.path.exists(real):
-                    continue
+                if not public or not os.path.exists(real):
+                    continue  # a bot's link out of its files is never followed (we are root)
             copy_tree(entry.path, target, owner, public)
     else:
         with open(source, "rb") as src, open(dest, "wb") as out:
@@ -171,7 +172,8 @@ def main(cfg: dict[str, Any]) -> None:
         point, source = cfg["code"]
         _tmpfs(point, 0o700)  # a copy of the bot's files, modes and owner kept
         for entry in os.scandir(source):
-            copy_tree(entry.path, f"{point}/{entry.name}", cfg["uid"], False)
+            if not entry.is_symlink():  # unpacking makes none; never followed as root
+                copy_tree(entry.path, f"{point}/{entry.name}", cfg["uid"], False)
         os.chmod(point, 0o500)
         if cfg["uid"] is not None:
             os.chown(point, cfg["uid"], cfg["uid"])
