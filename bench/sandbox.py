@@ -6,9 +6,13 @@
 - ``true``: a bare ``true`` process, then under bubblewrap with the bot's namespaces (the
   cost bubblewrap itself adds to a start);
 - ``cgroup``: making, limiting and removing one bot's cgroups;
+- ``runtime image``: making the worker process's read-only tmpfs copy of the runtime and
+  the SDK (once per worker process: what hides the host's paths from the mount table), its
+  size in memory, and attaching a clone of it plus a tmpfs copy of the bot's files (per
+  seat, inside the seat start below);
 - ``seat start``: a minimal raw-protocol Python bot from spawn to its first answer, in
   insecure mode (launcher + rlimits only) and in the strict sandbox (launcher, cgroup,
-  staging, throw-away uid, bubblewrap, seccomp, boot step), and the difference; and the
+  mounts, throw-away uid, bubblewrap, seccomp, boot step), and the difference; and the
   clean-up after it (kill, cgroup removal, directory removal);
 - ``round trip``: one 200-byte request frame and its answer to an already started bot;
 - ``freeze/thaw``: what one seat at a time costs per decision: the thaw before it (off the
@@ -34,9 +38,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from workers import sandbox_layout
 from workers.cgroups import BotCgroup, CgroupLimits
 from workers.sandbox import SandboxedBot, SandboxLimits, SandboxMode
-from workers.sandbox_layout import bwrap_path, host_root_args
+from workers.sandbox_layout import bwrap_path, host_root_args, layout, runtime_image
 
 ECHO_BOT = """
 import struct, sys
@@ -92,6 +97,7 @@ def main() -> None:
         BotCgroup(name, CgroupLimits(1 << 30, 32)).remove()
 
     show("cgroup: make, limit, remove", timed(cgroup, runs))
+    image_costs(max(3, runs // 10))
     with tempfile.TemporaryDirectory() as tmp:
         bot = Path(tmp) / "echo.py"
         bot.write_text(ECHO_BOT)
@@ -116,6 +122,36 @@ def main() -> None:
                 samples = timed(lambda b=b: b.exchange(b"x" * 200, 30), runs * 20)  # type: ignore[misc]
                 show(f"round trip, 200-byte frame ({mode.value})", samples)
         freeze_costs(bot, runs * 10)
+
+
+def image_costs(runs: int) -> None:
+    """What the runtime image costs a worker process (once); a seat's share (joining its
+    namespace, copying the bot's files into a tmpfs) is inside the strict seat start."""
+    from bots.archive import Runtime
+
+    entries = layout(Runtime.PYTHON3, "bot.py", sys.executable, 0).image
+    images: list[sandbox_layout.Image] = []
+
+    def make() -> None:
+        sandbox_layout._images.clear()  # a new image each time, as in a new worker process
+        images.append(runtime_image(entries, sys.executable))
+
+    show("runtime image: made once per worker process", timed(make, runs))
+    size = sum(_tree_bytes(Path(source), skip) for source, _, skip in entries)
+    print(f"{'  its size in memory (a tmpfs)':<44} {size / 1e6:8.1f} MB")
+    for image in images:
+        for fd in (image.user_fd, image.mnt_fd):
+            if fd is not None:
+                os.close(fd)
+    sandbox_layout._images.clear()
+
+
+def _tree_bytes(path: Path, skip: tuple[str, ...]) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    top = [p for p in path.iterdir() if p.name not in skip]
+    files = [f for p in top for f in ([p] if p.is_file() else p.rglob("*"))]
+    return sum(f.stat().st_size for f in files if f.is_file() and not f.is_symlink())
 
 
 def freeze_costs(bot: Path, runs: int) -> None:

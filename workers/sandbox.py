@@ -33,6 +33,7 @@ import marshal
 import os
 import secrets
 import signal
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +44,7 @@ from workers.cgroups import BotCgroup, CgroupError, CgroupLimits
 from workers.model import BotError, ForfeitReason
 from workers.sandbox_freeze import FreezeError, Freezer, settle_others, settle_start
 from workers.sandbox_io import BotProcess
-from workers.sandbox_layout import Layout, bwrap_args, bwrap_path, layout, proc_masks
+from workers.sandbox_layout import bwrap_args, bwrap_path, layout, proc_masks, runtime_image
 from workers.sandbox_procs import (
     kill_uid,
     private_dir,
@@ -187,18 +188,17 @@ class SandboxedBot(BotProcess):
         status_r, status_w = os.pipe()
         fds = [status_w]
         try:
-            lay = layout(
-                self.manifest.runtime,
-                self.manifest.entry,
-                self.root / "code",
-                lim.python,
-                stage=self.uid is not None,
-                ready_fd=status_w,
-            )
-            sources, stage = self._stage(lay)
+            lay = layout(self.manifest.runtime, self.manifest.entry, lim.python, status_w)
+            try:
+                image = runtime_image(lay.image, lim.python)
+            except (OSError, subprocess.SubprocessError) as exc:
+                raise SandboxError(f"host paths cannot be hidden: {exc}") from exc
+            joined = [os.dup(fd) for fd in (image.user_fd, image.mnt_fd) if fd is not None]
+            fds += joined
+            mounted = (image.point, self._code_point())
             masks = [(_pipe_with(fds, data), path) for path, data in proc_masks(lim.memory_bytes)]
             seccomp_fd = _pipe_with(fds, seccomp.bot_filter())
-            args = bwrap_args(lay, sources, lim.tmpfs_bytes, seccomp_fd, masks)
+            args = bwrap_args(lay, mounted, lim.tmpfs_bytes, seccomp_fd, masks)
             # Through a pipe, not argv: the bot could read bubblewrap's /proc/1/cmdline.
             args_fd = _pipe_with(fds, b"".join(a.encode() + b"\0" for a in args))
         except BaseException as exc:
@@ -210,11 +210,13 @@ class SandboxedBot(BotProcess):
         config = {
             "parent": os.getpid(),
             "cgroup_procs": self.cgroup.procs_files,
-            "stage": stage,
+            # The image's namespaces, and where a tmpfs copy of the bot's files goes.
+            "image": joined if len(joined) == 2 else [None, *joined],
+            "code": (mounted[1], str(self.root / "code")),
             "rlimits": self._rlimits(nproc=self.uid is not None),
             "uid": self.uid,
-            "close_fds": [],
-            # argv[0] plain "bwrap": the bot reads it in /proc/1/cmdline.
+            "close_fds": joined,
+            # argv[0] plain "bwrap" (in the worker's PID namespace only: the bot is PID 1).
             "path": bwrap,
             "argv": ["bwrap", "--args", str(args_fd), "--", *lay.argv],
             "env": {},
@@ -280,29 +282,15 @@ class SandboxedBot(BotProcess):
         self._thaw_and_kill()
         super().close()
 
-    def _stage(self, lay: Layout) -> tuple[list[str], list[tuple[str, str]]]:
-        """Sources as bubblewrap sees them, and the (source, mount point) pairs to stage."""
-        sources: list[str] = []
-        stage: list[tuple[str, str]] = []
-        stage_dir = self.root / "stage"
-        for i, b in enumerate(lay.binds):
-            if not b.staged:
-                sources.append(b.source)
-                continue
-            # Modes set explicitly: mkdir's mode goes through the umask, and a worker started
-            # with umask 077 would leave the sandbox uid unable to reach its mount points.
-            stage_dir.mkdir(exist_ok=True)
-            stage_dir.chmod(0o711)
-            point = stage_dir / str(i)
-            if Path(b.source).is_dir():
-                point.mkdir()
-                point.chmod(0o755)
-            else:
-                point.touch()
-                point.chmod(0o644)
-            sources.append(str(point))
-            stage.append((b.source, str(point)))
-        return sources, stage
+    def _code_point(self) -> str:
+        """An empty directory on which the launcher mounts the copy of the bot's files (in
+        its own mount namespace: on the host it stays empty)."""
+        # Mode set explicitly: mkdir's mode goes through the umask, and a worker started
+        # with umask 077 would leave the sandbox uid unable to reach its mount point.
+        point = self.root / "mounted"
+        point.mkdir()
+        point.chmod(0o755)
+        return str(point)
 
     def _start_insecure(self) -> None:
         if self.manifest.runtime is not Runtime.PYTHON3:
@@ -314,7 +302,7 @@ class SandboxedBot(BotProcess):
         config = {
             "parent": os.getpid(),
             "cgroup_procs": [],
-            "stage": [],
+            "image": None,
             "rlimits": self._rlimits(nproc=False),
             "uid": None,
             "close_fds": [status_w],

@@ -14,19 +14,24 @@ import errno
 import functools
 import json
 import os
+import re
 import subprocess
+import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from bots.archive import Runtime
 from workers.cgroups import CgroupVersion, detect_version
 from workers.sandbox import SandboxedBot, SandboxLimits, SandboxMode
-from workers.sandbox_layout import SANDBOX_UID, bwrap_path, runtime_binary
+from workers.sandbox_layout import SANDBOX_UID, bwrap_path, python_prefix, runtime_binary
+from workers.sandbox_procs import PARENT_PREFIX, sandbox_base
 
 _PROBE = Path(__file__).with_name("sandbox_probe.py")
+#: What / may hold: a runtime outside /usr is copied under /opt/hamlet, never bound at its path.
 _ALLOWED_ROOT = {"bin", "bot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "opt", "proc"}
-_ALLOWED_ROOT |= {"sbin", "tmp", "usr", "root", "home", "srv", "var", "nix"}
+_ALLOWED_ROOT |= {"sbin", "tmp", "usr"}
 
 
 class Guarantee(enum.Enum):
@@ -43,6 +48,7 @@ class Guarantee(enum.Enum):
     TREE_LIMITS = "memory, process and CPU limits for the whole process tree (cgroup)"
     SEATS_FROZEN = "one seat runs at a time: a seat not deciding is frozen, its whole tree"
     CHANNELS_CLOSED = "no state shared by seats: locks, inotify, shared futexes; /proc masked"
+    HOST_PATHS = "host paths hidden: mount table, PID 1 and cgroup name no host directory"
 
 
 class SandboxTier(enum.Enum):
@@ -117,11 +123,42 @@ def _real_uid(pid: int) -> int:
     return -1
 
 
+def host_paths(limits: SandboxLimits) -> list[str]:
+    """Host directories a bot must not learn: the worker's code, its Python (environment and
+    installation), node's installation, its temporary directory and the sandbox directories
+    in it, bubblewrap's, the homes. A directory under ``/usr`` is not one: the sandbox shows
+    ``/usr`` itself (and ``/tmp`` is its own)."""
+    found = [Path(__file__).resolve().parents[1], Path(sys.prefix), Path(sys.base_prefix)]
+    found += [python_prefix(limits.python), Path(os.path.realpath(limits.python)).parent]
+    node = runtime_binary(Runtime.NODE, limits.python)
+    if node:
+        found.append(Path(node).parent.parent)
+    bwrap = bwrap_path()
+    if bwrap:
+        found += [Path(bwrap).parent, Path(os.path.realpath(bwrap)).parent]
+    found += [Path(tempfile.gettempdir()), sandbox_base(), Path("/root"), Path("/home")]
+    out = {str(p) for p in found if not p.is_relative_to("/usr") and str(p) not in ("/", "/tmp")}
+    return [*sorted(out), PARENT_PREFIX]
+
+
+def visible_host_paths(view: Mapping[str, str], secrets: list[str]) -> list[str]:
+    """``"file: path"`` for every secret (a whole path, or a path above another) that a
+    text of ``view`` (file name -> what the bot read there) shows."""
+    out = []
+    for name, text in view.items():
+        for secret in secrets:
+            tail = "" if secret.endswith("-") else r"(?=[/\s\x00,]|$)"
+            if re.search(re.escape(secret) + tail, text):
+                out.append(f"{name}: {secret}")
+    return out
+
+
 def _judge(facts: dict[str, object], limits: SandboxLimits) -> dict[Guarantee, str | None]:
     """For each guarantee: None if held, else why not."""
     root = set(facts["root"])  # type: ignore[call-overload]
     outer = facts["host_uids"]
     eperm = 1
+    shown = visible_host_paths(facts["host_view"], host_paths(limits))  # type: ignore[arg-type]
     expected = [facts["host_uid"] if os.geteuid() == 0 else os.geteuid()]
     return {
         Guarantee.IDENTITY: None
@@ -158,6 +195,7 @@ def _judge(facts: dict[str, object], limits: SandboxLimits) -> dict[Guarantee, s
             for k in ("flock_errno", "inotify_errno", "io_setup_errno", "futex_shared_errno")
         )
         + f", /proc/stat masked: {facts['proc_stat_masked']}",
+        Guarantee.HOST_PATHS: None if not shown else "the bot sees " + "; ".join(shown[:3]),
     }
 
 
@@ -202,6 +240,8 @@ def _held_detail(g: Guarantee, facts: dict[str, object], version: CgroupVersion)
         return f"cgroup {version.value}"
     if g is Guarantee.SEATS_FROZEN:
         return str(facts["frozen"])
+    if g is Guarantee.HOST_PATHS:
+        return f"{len(facts['host_view'])} files of /proc read"  # type: ignore[arg-type]
     if g is Guarantee.TMPFS:
         return f"{int(str(facts['tmp_bytes'])) >> 20} MiB"
     return "checked"

@@ -60,6 +60,37 @@ def _channels() -> dict[str, object]:
     }
 
 
+#: Where a host path could show: the mount table in its three forms, PID 1's command line,
+#: environment and files, and the cgroup path.
+HOST_VIEW = ("self/mountinfo", "self/mounts", "self/mountstats", "thread-self/mountinfo",
+             "1/cmdline", "1/environ", "1/maps", "self/cgroup")  # fmt: skip
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.read(1 << 16).decode(errors="replace")
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+
+
+def host_view() -> dict[str, str]:
+    """The text of every place a host path could show (each process's mount table too)."""
+    out = {f"/proc/{name}": _read(f"/proc/{name}") for name in HOST_VIEW}
+    mine = out["/proc/self/mountinfo"]
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        text = _read(f"/proc/{pid}/mountinfo")
+        out[f"/proc/{pid}/mountinfo"] = "= /proc/self/mountinfo" if text == mine else text
+    if out["/proc/thread-self/mountinfo"] == mine:  # the answer must stay within a frame
+        out["/proc/thread-self/mountinfo"] = "= /proc/self/mountinfo"
+    for name in ("1/exe", "self/exe", "1/cwd", "1/root"):
+        try:
+            out[f"/proc/{name}"] = os.readlink(f"/proc/{name}")
+        except OSError as exc:
+            out[f"/proc/{name}"] = f"unreadable: {exc.strerror}"
+    return out
+
+
 def facts() -> dict[str, object]:
     """What the sandbox looks like from inside."""
     status = _status()
@@ -82,6 +113,7 @@ def facts() -> dict[str, object]:
         "tmp_bytes": tmp.f_blocks * tmp.f_frsize,
         "tmp_writable": _writable("/tmp"),
         **_channels(),
+        "host_view": host_view(),
     }
 
 
