@@ -174,10 +174,10 @@ def play(argv: list[str]) -> int:
     for seat, (spec, score, rank) in enumerate(
         zip(args.seats, record.scores, record.ranks, strict=True)
     ):
-        print(f"seat {seat}: {spec:<30} score {score:>4}  rank {rank}")
+        print(f"seat {seat + 1}: {spec:<30} score {score:>4}  place {rank + 1}")
     for forfeit in record.forfeits:
         print(
-            f"seat {forfeit.seat} forfeited at decision {forfeit.at_decision}: "
+            f"seat {forfeit.seat + 1} forfeited at decision {forfeit.at_decision}: "
             f"{forfeit.reason.value}: {forfeit.detail}"
         )
     print(f"{len(record.decisions)} decisions in {record.duration_s:.2f}s")

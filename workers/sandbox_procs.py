@@ -45,7 +45,7 @@ def read_status(fd: int, timeout_s: float, want: bytes = b"") -> bytes | None:
 
 def sandbox_base() -> Path:
     """Where bots' host directories go: the temporary directory if every uid can traverse
-    it (the throw-away uid must reach its staged mounts), else ``/tmp`` or ``/var/tmp``."""
+    it (the throw-away uid must reach the bot's directory), else ``/tmp`` or ``/var/tmp``."""
     for candidate in (Path(tempfile.gettempdir()), Path("/tmp"), Path("/var/tmp")):
         real = candidate.resolve()
         try:
@@ -93,33 +93,6 @@ def private_dir(prefix: str) -> Path:
         except FileNotFoundError:  # swept or removed underneath us: make a new parent
             continue
     raise FileNotFoundError(f"cannot make a private sandbox directory under {sandbox_base()}")
-
-
-_copies: dict[tuple[int, str], str] = {}
-
-
-def private_copy(source: str) -> str:
-    """A copy of ``source`` (a file or a directory, ``__pycache__`` included, times kept so
-    the bytecode stays valid) made once per process in :func:`private_parent`, readable by
-    every uid that can name it (the parent is not listable). Bound into the sandbox instead
-    of the original, so the bot's ``/proc/self/mountinfo`` (which names a bind mount's
-    source) shows a temporary directory, not the worker's checkout or environment."""
-    key = (os.getpid(), source)
-    made = _copies.get(key)
-    if made is not None and os.path.lexists(made):
-        return made
-    home = private_dir("lib-")
-    target = home / Path(source).name
-    if Path(source).is_dir():
-        shutil.copytree(source, target, symlinks=False)
-    else:
-        shutil.copy2(source, target)
-    for dirpath, _, filenames in os.walk(home):
-        os.chmod(dirpath, 0o755)
-        for name in filenames:
-            os.chmod(os.path.join(dirpath, name), 0o644)
-    _copies[key] = str(target)
-    return str(target)
 
 
 @functools.lru_cache(maxsize=4)

@@ -183,4 +183,4 @@ def test_play_command_prints_a_local_match(capsys: pytest.CaptureFixture[str]) -
 
     assert main(["play", toygame.NAME, "greedy", "random", "--seed", "4"]) == 0
     out = capsys.readouterr().out
-    assert "seat 0: greedy" in out and "decisions in" in out
+    assert "seat 1: greedy" in out and "decisions in" in out  # seats and places from 1

@@ -253,9 +253,9 @@ if not os.path.isdir("/proc/sys") or os.listdir("/proc/sys"):
 def test_what_the_host_shows_a_bot(tmp_path: Path) -> None:
     from workers.sandbox_layout import bwrap_path
 
-    # Neither bubblewrap's path, nor the worker's checkout and environment (the SDK is bound
-    # from a private copy), nor its code cache; the /proc masks come from no host file. (The
-    # runtime's own directory stays visible: see docs/workers.md.)
+    # Neither bubblewrap's path, nor the worker's checkout and environment (the runtime and
+    # the SDK are copied into a tmpfs image: tests/workers/test_sandbox_hostpaths.py), nor its
+    # code cache; the /proc masks come from no host file.
     secrets = [str(bwrap_path()), os.path.dirname(str(bwrap_path())), str(tmp_path / "cache")]
     checkout = str(Path(__file__).resolve().parents[2])
     if not Path(sys.base_prefix).resolve().is_relative_to(checkout):
