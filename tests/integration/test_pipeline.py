@@ -233,6 +233,9 @@ def test_kill_9_workers_mid_tournament_loses_and_duplicates_nothing(stack: Stack
         os.kill(children[0], signal.SIGKILL)  # a pool process dies mid-match
         done = status(stack, tid).matches_finished
         wait_until(lambda: status(stack, tid).matches_finished >= done + 2, 120, "more matches")
+        # Kill while a block is claimed (on a busy machine the worker can sit between blocks,
+        # and then nothing of it is lost to re-deliver): its matches are re-delivered.
+        wait_until(lambda: status(stack, tid).matches_running > 0, 120, "a claimed block")
         first.kill9()  # the whole worker dies; a fresh one takes over
         assert status(stack, tid).matches_finished < total, "killed too late to test anything"
         second = stack.worker("w2")
