@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
 from server.storage import models as m
@@ -18,7 +18,7 @@ from server.storage.base import (
 from server.storage.sql_claims import ClaimsPart
 from server.storage.sql_ratings import apply_ratings, lock_ratings
 from server.storage.sql_standings import add_result
-from server.storage.sql_traces import add_traces
+from server.storage.sql_traces import add_decisions, add_traces
 from server.storage.sqlbase import FINAL, rowcount
 
 
@@ -123,24 +123,7 @@ class MatchesPart(ClaimsPart):
             row.forfeit_reason, row.forfeit_detail = so.forfeit_reason, so.forfeit_detail
             row.forfeit_at = so.forfeit_at
         add_result(s, match.tournament_id, match_id)  # its standings, in this transaction
-        if outcome.decisions:
-            # One executemany, not an ORM object per decision (a match logs hundreds).
-            s.connection().execute(
-                insert(m.Decision.__table__),  # type: ignore[arg-type]
-                [
-                    {
-                        "match_id": match_id,
-                        "idx": d.index,
-                        "player": d.player,
-                        "legal_count": d.legal_count,
-                        "action_json": d.action_json,
-                        "action_text": d.action_text,
-                        "seconds": d.seconds,
-                        "by_fallback": d.by_fallback,
-                    }
-                    for d in outcome.decisions
-                ],
-            )
+        add_decisions(s, match_id, outcome.decisions)
         add_traces(s, match_id, outcome.traces)
         tournament = s.get(m.Tournament, match.tournament_id)
         assert tournament is not None

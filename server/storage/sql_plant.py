@@ -25,7 +25,7 @@ from server.storage.base import MatchStatus, Outcome, TournamentStatus
 from server.storage.sql_matches import MatchesPart
 from server.storage.sql_ratings import lock_ratings, rating_line
 from server.storage.sql_standings import tally
-from server.storage.sql_traces import add_traces
+from server.storage.sql_traces import add_decisions, add_traces
 from server.storage.sqlbase import FINAL
 
 #: Statements bind at most this many values each (SQLite's limit is 32,766 parameters).
@@ -96,23 +96,7 @@ class PlantPart(MatchesPart):
             self._plant_matches(s, reports, worker_id, task_id, now)
             self._plant_seats(s, reports)
             for mid, outcome, _ in reports:
-                if outcome.decisions:
-                    s.connection().execute(
-                        insert(m.Decision.__table__),  # type: ignore[arg-type]
-                        [
-                            {
-                                "match_id": mid,
-                                "idx": d.index,
-                                "player": d.player,
-                                "legal_count": d.legal_count,
-                                "action_json": d.action_json,
-                                "action_text": d.action_text,
-                                "seconds": d.seconds,
-                                "by_fallback": d.by_fallback,
-                            }
-                            for d in outcome.decisions
-                        ],
-                    )
+                add_decisions(s, mid, outcome.decisions)
                 add_traces(s, mid, outcome.traces)
             self._plant_standings(s, reports, matches, seats, names)
             log = []

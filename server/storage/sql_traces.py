@@ -1,15 +1,40 @@
-"""Seat traces: what traced seats did in a match beyond its log, written with the result."""
+"""A finishing match's decision log and seat traces (what traced seats did beyond the log),
+written with its result; seat traces read back."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
 
+from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from server.storage import models as m
-from server.storage.base import SeatTraceRecord, TracedStep
+from server.storage.base import DecisionRecord, SeatTraceRecord, TracedStep
 from server.storage.sqlbase import SqlBase
+
+
+def add_decisions(s: Session, match_id: str, decisions: Sequence[DecisionRecord]) -> None:
+    """Add a finalizing match's decision log to its transaction (``s``): one executemany,
+    not an ORM object per decision (a match logs hundreds)."""
+    if not decisions:
+        return
+    s.connection().execute(
+        insert(m.Decision.__table__),  # type: ignore[arg-type]
+        [
+            {
+                "match_id": match_id,
+                "idx": d.index,
+                "player": d.player,
+                "legal_count": d.legal_count,
+                "action_json": d.action_json,
+                "action_text": d.action_text,
+                "seconds": d.seconds,
+                "by_fallback": d.by_fallback,
+            }
+            for d in decisions
+        ],
+    )
 
 
 def add_traces(s: Session, match_id: str, traces: Sequence[SeatTraceRecord]) -> None:
