@@ -51,6 +51,11 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("cli.commands_user", "server.storage"): "... which it changes directly",
     ("cli.commands_ranked", "server.services.commitments"): "`match verify` recomputes the "
     "published seed commitment with the one formula",
+    # The boards draw printed components the public state names only by id (a customer
+    # tile's demand, a card's banner, a track's length): each game's data module, pure data.
+    ("web.render", "games.village.data"): "the Village board's printed tiles and tracks",
+    ("web.render", "games.my_village.data"): "the My Village board's printed cards and banners",
+    ("web.render", "games.farmaria.data"): "the Farmaria table's printed cards and goods",
 }
 
 

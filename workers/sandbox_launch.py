@@ -137,6 +137,9 @@ def build_image(cfg: dict[str, Any]) -> None:
     """Make a runtime image (see the module's docstring) and send its namespaces."""
     import socket
 
+    # Modes here are set, not inherited: the worker's umask (077, say) must not make the
+    # runtime unreadable to the sandbox's uid.
+    os.umask(0o022)
     _own_mount_namespace()
     point = cfg["point"]
     _tmpfs(point, 0o755)

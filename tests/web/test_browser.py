@@ -197,7 +197,12 @@ def test_a_running_tournament_updates_without_reloading(driver: object, hamlet: 
     driver.execute_script("window.__sameDocument = true;")  # type: ignore[attr-defined]
 
     def finished() -> int:
-        return int(driver.find_element(By.CSS_SELECTOR, "[data-test=finished]").text)  # type: ignore[attr-defined]
+        # Read in the page's own script: the live updates replace these elements, and a
+        # reference found a moment before a replacement would be stale.
+        text = driver.execute_script(  # type: ignore[attr-defined]
+            "return document.querySelector('[data-test=finished]').textContent;"
+        )
+        return int(str(text).strip())
 
     start = finished()
     wait_until(lambda: finished() > start, 120, "a live update", 0.2)
@@ -206,8 +211,10 @@ def test_a_running_tournament_updates_without_reloading(driver: object, hamlet: 
     done = hamlet.stub.GetTournament(arena_pb2.TournamentRef(tournament_id=tid))
 
     def all_rows() -> bool:
-        rows = driver.find_elements(By.CSS_SELECTOR, "#matches tbody tr")  # type: ignore[attr-defined]
-        return len(rows) == done.matches_total and finished() == done.matches_finished
+        rows = driver.execute_script(  # type: ignore[attr-defined]
+            "return document.querySelectorAll('#matches tbody tr').length;"
+        )
+        return int(rows) == done.matches_total and finished() == done.matches_finished
 
     wait_until(all_rows, 20, "every finished match on the page", 0.2)
     assert driver.execute_script("return window.__sameDocument === true;")  # type: ignore[attr-defined]

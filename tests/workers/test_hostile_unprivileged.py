@@ -61,16 +61,13 @@ def delegated_cgroup() -> Iterator[str]:
         d.rmdir()
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(os.geteuid() != 0, reason="switching to uid 65534 needs root")
-@pytest.mark.parametrize("suite", ["test_hostile.py", "test_sandbox_collusion.py"])
-def test_hostile_suite_as_an_unprivileged_user(delegated_cgroup: str, suite: str) -> None:
+def unprivileged_skip_reason() -> str | None:
+    """Why a suite cannot be run again as uid 65534 here (None: it can)."""
     lacking = missing_kernel_features()
     if lacking:
-        pytest.skip(f"this kernel lacks what the sandbox needs: {'; '.join(lacking)}")
-    python = _system_python()
-    if python is None or shutil.which("setpriv") is None:
-        pytest.skip("needs setpriv and a system Python of the venv's version for uid 65534")
+        return f"this kernel lacks what the sandbox needs: {'; '.join(lacking)}"
+    if _system_python() is None or shutil.which("setpriv") is None:
+        return "needs setpriv and a system Python of the venv's version for uid 65534"
     bwrap = bwrap_path()
     assert bwrap is not None
     probe = subprocess.run(
@@ -79,7 +76,19 @@ def test_hostile_suite_as_an_unprivileged_user(delegated_cgroup: str, suite: str
         timeout=30,
     )
     if probe.returncode != 0:
-        pytest.skip(f"unprivileged user namespaces refused: {probe.stderr.decode().strip()}")
+        return f"unprivileged user namespaces refused: {probe.stderr.decode().strip()}"
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="switching to uid 65534 needs root")
+@pytest.mark.parametrize("suite", ["test_hostile.py", "test_sandbox_collusion.py"])
+def test_hostile_suite_as_an_unprivileged_user(delegated_cgroup: str, suite: str) -> None:
+    reason = unprivileged_skip_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    python = _system_python()
+    assert python is not None
     site = sysconfig.get_paths()["purelib"]
     env = {
         "PATH": "/usr/bin:/bin",

@@ -28,6 +28,7 @@ from tests.workers.test_hostile_unprivileged import (  # noqa: F401 (a fixture)
     SETPRIV,
     _system_python,
     delegated_cgroup,
+    unprivileged_skip_reason,
 )
 from workers import localplay, sandbox_layout
 from workers.clients import CodeCache, SeatClients
@@ -264,9 +265,11 @@ def test_without_a_runtime_image_nothing_starts(
 @pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="switching to uid 65534 needs root")
 def test_as_an_unprivileged_user(delegated_cgroup: str) -> None:  # noqa: F811
+    reason = unprivileged_skip_reason()
+    if reason is not None:
+        pytest.skip(reason)
     python = _system_python()
-    if python is None or shutil.which("setpriv") is None:
-        pytest.skip("needs setpriv and a system Python of the venv's version for uid 65534")
+    assert python is not None
     import sysconfig
 
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
